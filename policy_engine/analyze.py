@@ -1,0 +1,43 @@
+"""ToolCall -> atoms: the units the policy judges, each with the paths it touches and its doubts.
+
+A file tool is one atom with one access per path it names. A bash command is, for now, one atom
+whose command text is the whole line and which touches no path of its own, so that it is judged at
+the working directory, as pi-control judges a command without targets. The shell analysis replaces
+``bash_atoms`` with the real split into simple commands, accesses and doubts.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .model import Access, Atom, Sense
+from .paths import normalize
+from .tools import BASH, DEFAULTS_TO_CWD, SENSES, input_paths
+
+if TYPE_CHECKING:
+    from .model import ToolCall
+
+
+def bash_atoms(command: str) -> tuple[Atom, ...]:
+    """The whole command line as a single atom (stand-in for the shell analysis)."""
+    return (Atom(BASH, command.strip()),)
+
+
+def file_tool_atoms(call: ToolCall, home: str) -> tuple[Atom, ...]:
+    """One atom for a non-bash tool, with an access for every path its input names."""
+    paths = input_paths(call.input)
+    if not paths and call.tool in DEFAULTS_TO_CWD:
+        paths = (call.cwd,)
+    sense = SENSES.get(call.tool, Sense.UNKNOWN)
+    accesses = tuple(Access(normalize(p, call.cwd, home), sense) for p in paths)
+    return (Atom(call.tool, None, accesses),)
+
+
+def atoms_of(call: ToolCall, home: str) -> tuple[Atom, ...]:
+    """The atoms of a tool call whose ``tool`` is already canonical."""
+    if call.tool == BASH:
+        command = call.input.get("command")
+        if not isinstance(command, str):
+            return (Atom(BASH, "", doubts=("the bash call carries no command text",)),)
+        return bash_atoms(command)
+    return file_tool_atoms(call, home)

@@ -1,0 +1,297 @@
+"""The ``policy`` command: check a tool call, show the configuration, trust a project file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from .errors import ConfigError
+from .model import Action, ToolCall
+from .version import __version__
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .engine import Engine
+
+EXIT_USAGE = 2
+EXIT_CONFIG = 3
+EXIT_FOR_ACTION = {Action.ALLOW: 0, Action.NUDGE: 0, Action.LOG: 0, Action.ASK: 10, Action.DENY: 20}
+
+CHECK_EPILOG = """\
+exit status: 0 allow, nudge or log; 10 ask; 20 deny; 2 usage error; 3 configuration error.
+With --batch, each input line is a JSON request {"tool", "command" or "input", "cwd"} and each
+output line the JSON result; the exit status is 0, or 2 if a line could not be read.
+
+examples:
+  policy check "rm -rf build"
+  policy check --tool write --input '{"file_path": "/etc/hosts"}'
+  policy check --config examples/sample.jsonc --cwd /home/user/work --json "git push --force"
+"""
+
+
+class UsageError(Exception):
+    """A command line that cannot be acted on (exit status 2)."""
+
+
+def _add_config_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config",
+        action="append",
+        metavar="FILE",
+        help="policy file to use instead of user and project discovery (repeatable; later files "
+        "merge over earlier ones). Default: $POLICY_ENGINE_CONFIG, else discovery",
+    )
+    parser.add_argument(
+        "--cwd", metavar="DIR", help="the agent's working directory (default: the current one)"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="policy",
+        description="Declarative, location-scoped allow / nudge / log / ask / deny for AI agent tool calls.",
+    )
+    parser.add_argument("--version", action="version", version=f"policy-engine {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    check = commands.add_parser(
+        "check",
+        help="judge a tool call (a dry run: nothing is executed)",
+        description="Judge one tool call (default: a bash command) and say why.",
+        epilog=CHECK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_config_options(check)
+    check.add_argument("--tool", default="bash", help="tool name, canonical or an agent's (default: bash)")
+    check.add_argument(
+        "--input", metavar="JSON", help='the tool input as a JSON object, e.g. \'{"file_path": "x"}\''
+    )
+    check.add_argument("--json", action="store_true", help="print the decision as one JSON object")
+    check.add_argument(
+        "--explain", action="store_true", help="also show every verdict and the rules each beat"
+    )
+    check.add_argument("--batch", metavar="FILE", help="read JSONL requests from FILE (- for stdin)")
+    check.add_argument("command_text", nargs="?", metavar="COMMAND", help="the bash command to judge")
+
+    config = commands.add_parser(
+        "config",
+        aliases=["status"],
+        help="show which policy files apply, their layers and trust",
+        description="Show where policy files were looked for, which were found, how they are layered "
+        "and trusted, and whether they are valid.",
+    )
+    _add_config_options(config)
+    config.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    for name, text in (
+        ("trust", "trust the project policy file of DIR: it may then loosen your user policy"),
+        ("untrust", "stop trusting the project policy file of DIR: it can then only tighten"),
+    ):
+        sub = commands.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+        sub.add_argument(
+            "directory", nargs="?", metavar="DIR", help="project directory (default: the current one)"
+        )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handlers = {
+        "check": run_check,
+        "config": run_config,
+        "status": run_config,
+        "trust": run_trust,
+        "untrust": run_untrust,
+    }
+    try:
+        return handlers[args.command](args)
+    except UsageError as error:
+        print(f"policy {args.command}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except ConfigError as error:
+        if getattr(args, "json", False):
+            print(json.dumps({"error": "config", "problems": [str(p) for p in error.problems]}, indent=2))
+        print(error.render(), file=sys.stderr)
+        return EXIT_CONFIG
+
+
+def _engine(args: argparse.Namespace) -> Engine:
+    from .engine import Engine
+
+    return Engine(args.config, cwd=args.cwd)
+
+
+def _tool_call(tool: str, command: str | None, tool_input: Any, cwd: str) -> ToolCall:
+    """A ToolCall from the parts of a request; UsageError says what is missing."""
+    if tool_input is None:
+        tool_input = {}
+    if not isinstance(tool_input, dict):
+        raise UsageError("the tool input must be a JSON object")
+    if command is not None:
+        tool_input = {**tool_input, "command": command}
+    if tool in ("bash", "Bash", "run_shell_command") and not isinstance(tool_input.get("command"), str):
+        raise UsageError("a bash check needs a COMMAND (or an input with a command)")
+    return ToolCall(tool, tool_input, cwd)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from .report import decision_json, explain
+
+    if args.batch is not None:
+        if args.command_text is not None or args.input is not None:
+            raise UsageError("--batch takes its requests from the file, not from COMMAND or --input")
+        return _run_batch(args)
+    try:
+        tool_input = json.loads(args.input) if args.input is not None else None
+    except ValueError as error:
+        raise UsageError(f"--input is not valid JSON: {error}") from None
+    engine = _engine(args)
+    decision = engine.evaluate(_tool_call(args.tool, args.command_text, tool_input, engine.cwd))
+    if args.json:
+        print(json.dumps(decision_json(decision), indent=2, ensure_ascii=False))
+    else:
+        print(f"{decision.action}: {decision.reason}")
+        if decision.message:
+            print(f"message: {decision.message}")
+        if args.explain:
+            print(explain(decision))
+    return EXIT_FOR_ACTION[decision.action]
+
+
+def _run_batch(args: argparse.Namespace) -> int:
+    from .report import decision_json
+
+    engine = _engine(args)
+    status = 0
+    stream = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")  # noqa: SIM115
+    with stream:
+        for number, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                request = json.loads(line)
+                if not isinstance(request, dict):
+                    raise UsageError("a request must be a JSON object")
+                cwd = request.get("cwd") or engine.cwd
+                if not isinstance(cwd, str):
+                    raise UsageError("cwd must be a string")
+                call = _tool_call(
+                    str(request.get("tool", "bash")), request.get("command"), request.get("input"), cwd
+                )
+                result = decision_json(engine.evaluate(call))
+            except (ValueError, UsageError) as error:
+                result, status = {"error": f"line {number}: {error}"}, EXIT_USAGE
+            print(json.dumps(result, ensure_ascii=False), flush=False)
+    return status
+
+
+def run_config(args: argparse.Namespace) -> int:
+    from .config.discover import PROJECT, discover
+    from .config.trust import read_store, recorded_digest
+
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    discovery = discover(cwd, os.environ, [os.fspath(p) for p in args.config or []])
+    store = read_store(os.environ)
+    files = []
+    for source in discovery.sources:
+        entry: dict[str, Any] = {"role": source.role, "path": source.path, "format": source.flavor}
+        if source.role == PROJECT:
+            entry["trust"] = _trust_state(source.path, recorded_digest(store, source.path))
+        files.append(entry)
+    report: dict[str, Any] = {"cwd": cwd, "searched": list(discovery.searched), "files": files}
+    status = 0
+    try:
+        from .engine import Engine
+
+        engine = Engine(args.config, cwd=cwd)
+        report["layers"] = [
+            {
+                "name": layer.name,
+                "restrict_only": layer.restrict_only,
+                "files": list(layer.files),
+                "policies": sorted(layer.policies),
+            }
+            for layer in engine.policy_set.layers
+        ]
+        report["project_root"] = engine.policy_set.project_root or cwd
+    except ConfigError as error:
+        report["problems"] = [str(p) for p in error.problems]
+        status = EXIT_CONFIG
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return status
+    print(f"working directory: {cwd}")
+    print("searched:")
+    print("\n".join(f"  {line}" for line in discovery.searched))
+    for entry in files:
+        trust = f" — {entry['trust']}" if "trust" in entry else ""
+        print(f"{entry['role']}: {entry['path']} ({entry['format']} format){trust}")
+    for layer in report.get("layers", []):
+        kind = "can only tighten" if layer["restrict_only"] else "decides"
+        print(f"layer {layer['name']} ({kind}): {', '.join(layer['files'])}")
+        print(f"  policies: {', '.join(layer['policies']) or 'none'}")
+    if "problems" in report:
+        print("invalid configuration:")
+        print("\n".join(f"  {p}" for p in report["problems"]))
+    return status
+
+
+def _trust_state(path: str, recorded: str | None) -> str:
+    from .config.trust import digest
+
+    if recorded is None:
+        return (
+            "untrusted: never trusted (it can only tighten your policy; run `policy trust` to let it loosen)"
+        )
+    with open(path, encoding="utf-8") as handle:
+        current = digest(handle.read())
+    if current != recorded:
+        return "untrusted: changed since it was trusted (review it, then run `policy trust` again)"
+    return "trusted: its content matches what `policy trust` recorded"
+
+
+def _project_file(directory: str | None) -> tuple[str, str]:
+    from .config.discover import find_project
+
+    start = os.path.abspath(directory or os.getcwd())
+    source, _ = find_project(start, os.environ)
+    if source is None:
+        raise UsageError(f"no project policy file (.policy-engine/policy.jsonc) found from {start} upwards")
+    return source.path, start
+
+
+def run_trust(args: argparse.Namespace) -> int:
+    from .config.compile import load_presets
+    from .config.jsonc import parse
+    from .config.merge import provenance_of
+    from .config.trust import trust
+    from .config.validate import check_local, validate_model
+
+    path, _ = _project_file(args.directory)
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    document = parse(text, path)
+    where = provenance_of(document)
+    problems = validate_model(document.data, where, partial=True)[1] + check_local(
+        document.data, where, load_presets()
+    )
+    if problems:
+        raise ConfigError(problems)
+    real = trust(os.environ, path, text)
+    print(f"trusted {real}: it now merges over your user policy (any edit makes it untrusted again)")
+    return 0
+
+
+def run_untrust(args: argparse.Namespace) -> int:
+    from .config.trust import untrust
+
+    path, _ = _project_file(args.directory)
+    if untrust(os.environ, path):
+        print(f"untrusted {os.path.realpath(path)}: it can now only tighten your policy")
+    else:
+        print(f"{os.path.realpath(path)} was not trusted")
+    return 0

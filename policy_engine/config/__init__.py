@@ -1,0 +1,1 @@
+"""Configuration: discovery, trust, parsing, validation, compilation and the compiled-policy cache."""

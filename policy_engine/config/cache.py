@@ -1,0 +1,201 @@
+"""The compiled-policy cache: one JSON file per configuration, read with the standard library alone.
+
+The key is everything compilation depends on: the engine version, the cache format, and the exact
+text of every policy file, shipped preset and trust record involved. The file stores that key in
+full and is only used when it matches byte for byte, so no cryptographic hash (and no hashlib
+import) is needed on the hot path; the file name is just a CRC of the key. A CRC of the body
+catches truncation and corruption; anything odd is a miss, and the cache is rebuilt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import zlib
+from typing import Any
+
+from ..fileio import atomic_write
+from ..model import Action, Origin
+from ..policy import (
+    Breaker,
+    CompiledPolicy,
+    CompiledRule,
+    InterpreterSettings,
+    Layer,
+    LocationEntry,
+    PolicySet,
+    Protection,
+)
+from .discover import xdg_directory
+
+FORMAT = 1
+KEEP = 16  # compiled files kept per cache directory; older ones are pruned on write
+
+
+def cache_directory(env: dict[str, str] | Any) -> str:
+    return os.path.join(xdg_directory(env, "XDG_CACHE_HOME", ".cache"), "policy-engine")
+
+
+def cache_file(directory: str, key: list[Any]) -> str:
+    crc = zlib.crc32(json.dumps(key, separators=(",", ":")).encode("utf-8"))
+    return os.path.join(directory, f"compiled-{crc:08x}.json")
+
+
+def read(path: str, key: list[Any]) -> PolicySet | None:
+    """The cached policy set for ``key``, or None if absent, stale or damaged in any way."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        header, _, body = raw.partition(b"\n")
+        if int(header, 16) != zlib.crc32(body):
+            return None
+        data = json.loads(body)
+        if data["key"] != key:
+            return None
+        return _policy_set(data["policy_set"])
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+def write(path: str, key: list[Any], policy_set: PolicySet) -> None:
+    """Store ``policy_set`` under ``key``; a cache that cannot be written is simply not used."""
+    body = json.dumps({"key": key, "policy_set": policy_set}, separators=(",", ":")).encode("utf-8")
+    try:
+        atomic_write(path, f"{zlib.crc32(body):08x}\n" + body.decode("utf-8"))
+        _prune(os.path.dirname(path))
+    except OSError:
+        pass
+
+
+def _prune(directory: str) -> None:
+    entries = []
+    for name in os.listdir(directory):
+        if name.startswith("compiled-") and name.endswith(".json"):
+            path = os.path.join(directory, name)
+            try:
+                entries.append((os.stat(path).st_mtime, path))
+            except OSError:
+                continue
+    for _, path in sorted(entries, reverse=True)[KEEP:]:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+# Decoding: the JSON arrays json.dumps made of the NamedTuples, checked field by field.
+
+
+def _expect(condition: bool) -> None:
+    if not condition:
+        raise ValueError("malformed compiled policy")
+
+
+def _str(value: Any) -> str:
+    _expect(isinstance(value, str))
+    return value
+
+
+def _opt_str(value: Any) -> str | None:
+    return None if value is None else _str(value)
+
+
+def _bool(value: Any) -> bool:
+    _expect(isinstance(value, bool))
+    return value
+
+
+def _int(value: Any) -> int:
+    _expect(isinstance(value, int) and not isinstance(value, bool))
+    return value
+
+
+def _origin(value: Any) -> Origin:
+    file, line, column, key = value
+    return Origin(_str(file), _int(line), _int(column), _str(key))
+
+
+def _rule(value: Any) -> CompiledRule:
+    action, tool, pattern, origin, message, unanalyzed, read_only, policy, preset = value
+    return CompiledRule(
+        Action(_int(action)),
+        _str(tool),
+        _opt_str(pattern),
+        _origin(origin),
+        _opt_str(message),
+        _bool(unanalyzed),
+        _bool(read_only),
+        _opt_str(policy),
+        _opt_str(preset),
+    )
+
+
+def _policy(value: Any) -> CompiledPolicy:
+    name, default_action, default_origin, rules = value
+    return CompiledPolicy(
+        _str(name), Action(_int(default_action)), _origin(default_origin), tuple(map(_rule, rules))
+    )
+
+
+def _location(value: Any) -> LocationEntry:
+    key, policy, origin, base = value
+    return LocationEntry(_str(key), _str(policy), _origin(origin), _opt_str(base))
+
+
+def _protection(value: Any) -> Protection:
+    pattern, action, anchor, regex, origin = value
+    _expect(anchor in ("absolute", "home", "project", "anywhere"))
+    return Protection(_str(pattern), Action(_int(action)), anchor, _str(regex), _origin(origin))
+
+
+def _breaker(value: Any) -> Breaker | None:
+    if value is None:
+        return None
+    events, window, origin = value
+    _expect(isinstance(window, int | float))
+    return Breaker(_int(events), float(window), _origin(origin))
+
+
+def _interpreter(value: Any) -> InterpreterSettings:
+    enabled, unknown, source_bytes, depth, nodes = value
+    return InterpreterSettings(
+        _bool(enabled), Action(_int(unknown)), _int(source_bytes), _int(depth), _int(nodes)
+    )
+
+
+def _layer(value: Any) -> Layer:
+    (
+        name,
+        restrict_only,
+        files,
+        policies,
+        locations,
+        default_policy,
+        default_origin,
+        approvals,
+        protection,
+        interpreter,
+        agent_timeout,
+        nudge_timeout,
+        cycle_key,
+    ) = value
+    _expect(isinstance(policies, dict))
+    return Layer(
+        _str(name),
+        _bool(restrict_only),
+        tuple(map(_str, files)),
+        {_str(k): _policy(v) for k, v in policies.items()},
+        tuple(map(_location, locations)),
+        _opt_str(default_policy),
+        None if default_origin is None else _origin(default_origin),
+        tuple(map(_rule, approvals)),
+        tuple(map(_protection, protection)),
+        _interpreter(interpreter),
+        _breaker(agent_timeout),
+        _breaker(nudge_timeout),
+        _str(cycle_key),
+    )
+
+
+def _policy_set(value: Any) -> PolicySet:
+    layers, project_root = value
+    return PolicySet(tuple(map(_layer, layers)), _opt_str(project_root))

@@ -1,0 +1,230 @@
+"""Reading JSONC/JSON5 policy files: values via json5, positions and duplicate keys via our own scanner.
+
+json5 parses the values and reports syntax errors; it cannot say where a key was written. The
+scanner below walks the (already valid) text once more and records the line and column of every
+key and array element, so that validation errors point at the exact place, and it reports
+duplicate keys with the line of the second occurrence.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from typing import Any, NamedTuple
+
+import json5
+
+from ..errors import ConfigError, Problem
+
+Path = tuple[str | int, ...]
+
+
+class Place(NamedTuple):
+    """Where a key (or array element) and its value start; 1-based lines and columns."""
+
+    key_line: int
+    key_column: int
+    value_line: int
+    value_column: int
+
+
+class Document(NamedTuple):
+    """A parsed policy file."""
+
+    file: str
+    data: Any
+    places: dict[Path, Place]
+
+
+def key_path(path: Path) -> str:
+    """``("policies", "strict", "rules", 3)`` -> ``policies.strict.rules[3]``; odd keys are quoted."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_$][\w$-]*", part):
+            text += f".{part}" if text else part
+        else:
+            text += f"[{_quote(part)}]"
+    return text
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+_JSON5_ERROR = re.compile(r"<string>:(\d+) (.*) at column (\d+)")
+
+
+def parse(text: str, file: str) -> Document:
+    """Parse one policy file; ConfigError (with line, column and a hint) when it is not valid JSON5."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        raise ConfigError([Problem(file, 1, 1, "", "the file is empty", 'write "{}" for an empty policy')])
+    try:
+        data = json5.loads(text, allow_duplicate_keys=True)
+    except RecursionError:
+        raise ConfigError([Problem(file, None, None, "", "the file nests too deeply to read")]) from None
+    except ValueError as error:
+        raise ConfigError([_syntax_problem(str(error), text, file)]) from None
+    if not isinstance(data, dict):
+        raise ConfigError(
+            [Problem(file, 1, 1, "", f"expected a JSON object at the top level, got {json_type(data)}")]
+        )
+    places, duplicates = _Scanner(text).scan()
+    if duplicates:
+        raise ConfigError(
+            [
+                Problem(
+                    file,
+                    line,
+                    column,
+                    key_path(path),
+                    "duplicate key: it is already set earlier in this object",
+                    "remove one of them; JSON keeps only the last, which hides the first",
+                )
+                for path, line, column in duplicates
+            ]
+        )
+    return Document(file, data, places)
+
+
+def _syntax_problem(message: str, text: str, file: str) -> Problem:
+    found = _JSON5_ERROR.search(message)
+    if not found:
+        return Problem(file, None, None, "", f"not valid JSONC: {message}")
+    line, what, column = int(found.group(1)), found.group(2), int(found.group(3))
+    return Problem(
+        file, line, column, "", f"not valid JSONC: {what.lower()}", _syntax_hint(text, line, column)
+    )
+
+
+def _syntax_hint(text: str, line: int, column: int) -> str | None:
+    """Guess the usual mistake behind a syntax error from the characters around it."""
+    lines = text.split("\n")
+    here = lines[line - 1][column - 1 :] if line <= len(lines) else ""
+    before = "\n".join([*lines[: line - 1], lines[line - 1][: column - 1] if line <= len(lines) else ""])
+    before = re.sub(r"//[^\n]*|/\*.*?\*/", "", before, flags=re.DOTALL).rstrip()
+    char = here[:1]
+    if not char:
+        return "the file ends early: a closing } or ] or a quote is missing"
+    if char in "}]" and before.endswith(","):
+        return "two commas in a row, or a comma with nothing after it"
+    if char in "}]" and before.endswith(":"):
+        return "a key has no value"
+    value_ends_before = before[-1:] in ('"', "'", "}", "]") or before[-1:].isalnum()
+    if (char in "\"'{[" or char.isalnum()) and value_ends_before:
+        return "a comma is missing between two entries"
+    if char == ",":
+        return "a value is missing before this comma"
+    if char in "}]":
+        return "a bracket closes something that was not opened here; check the brackets above"
+    return None
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a Python value's type, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+class _Scanner:
+    """Walks valid JSON5 text and records where every key and element starts."""
+
+    _SPACE = re.compile(r"(?:\s|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
+    _STRING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'", re.DOTALL)
+    _BARE = re.compile(r"[^\s,:\]}/]+")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.at = 0
+        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.places: dict[Path, Place] = {}
+        self.duplicates: list[tuple[Path, int, int]] = []
+
+    def scan(self) -> tuple[dict[Path, Place], list[tuple[Path, int, int]]]:
+        self._space()
+        line, column = self._where(self.at)
+        self.places[()] = Place(line, column, line, column)
+        self._value(())
+        return self.places, self.duplicates
+
+    def _where(self, offset: int) -> tuple[int, int]:
+        line = bisect_right(self.line_starts, offset)
+        return line, offset - self.line_starts[line - 1] + 1
+
+    def _space(self) -> None:
+        self.at = self._SPACE.match(self.text, self.at).end()
+
+    def _value(self, path: Path) -> None:
+        char = self.text[self.at]
+        if char == "{":
+            self._object(path)
+        elif char == "[":
+            self._array(path)
+        elif char in "\"'":
+            self.at = self._STRING.match(self.text, self.at).end()
+        else:
+            self.at = self._BARE.match(self.text, self.at).end()
+
+    def _object(self, path: Path) -> None:
+        self.at += 1
+        seen: set[str] = set()
+        while True:
+            self._space()
+            if self.text[self.at] == "}":
+                self.at += 1
+                return
+            key_line, key_column = self._where(self.at)
+            key = self._key()
+            self._space()
+            self.at += 1  # ':'
+            self._space()
+            value_line, value_column = self._where(self.at)
+            member = (*path, key)
+            if key in seen:
+                self.duplicates.append((member, key_line, key_column))
+            seen.add(key)
+            self.places[member] = Place(key_line, key_column, value_line, value_column)
+            self._value(member)
+            self._space()
+            if self.text[self.at] == ",":
+                self.at += 1
+
+    def _array(self, path: Path) -> None:
+        self.at += 1
+        index = 0
+        while True:
+            self._space()
+            if self.text[self.at] == "]":
+                self.at += 1
+                return
+            line, column = self._where(self.at)
+            member = (*path, index)
+            self.places[member] = Place(line, column, line, column)
+            self._value(member)
+            index += 1
+            self._space()
+            if self.text[self.at] == ",":
+                self.at += 1
+
+    def _key(self) -> str:
+        found = self._STRING.match(self.text, self.at)
+        if found:
+            self.at = found.end()
+            return json5.loads(found.group())
+        found = re.compile(r"[^\s:/]+").match(self.text, self.at)
+        self.at = found.end()
+        return found.group()

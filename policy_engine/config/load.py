@@ -1,0 +1,78 @@
+"""Loading the policy that applies: discovery -> read files -> cached compiled form (or compile).
+
+The hot path (a cache hit) reads the policy files, the trust store and the shipped presets, and
+one cache file, with the standard library alone; json5, pydantic and pathspec are imported only
+when the configuration changed and must be compiled again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigError, Problem
+from ..version import __version__
+from . import cache
+from .discover import PROJECT, Discovery
+from .presets import builtin_texts
+from .trust import read_store, recorded_digest
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from ..policy import PolicySet
+    from .discover import Source
+
+
+def _read(discovery: Discovery, env: Mapping[str, str]) -> list[tuple[Source, str, str | None]]:
+    """The text of every discovered file, with the trust record of project files."""
+    store = read_store(env) if any(s.role == PROJECT for s in discovery.sources) else {}
+    found = []
+    problems = []
+    for source in discovery.sources:
+        try:
+            with open(source.path, encoding="utf-8") as handle:
+                text = handle.read()
+        except FileNotFoundError:
+            problems.append(Problem(source.path, None, None, "", "file not found"))
+            continue
+        except UnicodeDecodeError as error:
+            problems.append(
+                Problem(source.path, None, None, "", f"not UTF-8 text ({error.reason} at byte {error.start})")
+            )
+            continue
+        except OSError as error:
+            problems.append(Problem(source.path, None, None, "", f"cannot be read: {error.strerror}"))
+            continue
+        recorded = recorded_digest(store, source.path) if source.role == PROJECT else None
+        found.append((source, text, recorded))
+    if problems:
+        raise ConfigError(problems)
+    return found
+
+
+def load(discovery: Discovery, env: Mapping[str, str], *, use_cache: bool = True) -> PolicySet:
+    """The compiled policy set for ``discovery``: from the cache when nothing changed, else compiled."""
+    files = _read(discovery, env)
+    key: list[Any] = [
+        __version__,
+        cache.FORMAT,
+        discovery.project_root,
+        [[s.role, s.path, s.flavor, text, recorded] for s, text, recorded in files],
+        [[path, text] for path, text in builtin_texts()],
+    ]
+    path = cache.cache_file(cache.cache_directory(env), key) if use_cache else None
+    if path is not None:
+        hit = cache.read(path, key)
+        if hit is not None:
+            return hit
+    from .compile import Input, compile_policy_set
+
+    policy_set = compile_policy_set([Input(s, t, r) for s, t, r in files], discovery.project_root)
+    if path is not None:
+        cache.write(path, key, policy_set)
+    return policy_set
+
+
+def cache_enabled(env: Mapping[str, str]) -> bool:
+    """``POLICY_ENGINE_CACHE=0`` turns the compiled-policy cache off."""
+    return env.get("POLICY_ENGINE_CACHE", "1") not in ("0", "false", "no", "off")

@@ -1,0 +1,77 @@
+"""The engine: a loaded policy set that turns tool calls into decisions."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from .analyze import atoms_of
+from .config.discover import discover, home_directory
+from .config.load import cache_enabled, load
+from .decide import Context, LayerJudge, combine
+from .model import Action, Decision, ToolCall, Verdict
+from .paths import spellings
+from .reasons import reason
+from .tools import canonical_tool
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from .config.discover import Discovery
+    from .policy import PolicySet
+
+
+class Engine:
+    """Judges tool calls against the policy files that apply to a working directory.
+
+    ``Engine()`` discovers the managed, user and project files from the current directory (or
+    ``cwd``); ``Engine("policy.jsonc")`` or ``Engine(["a.jsonc", "b.jsonc"])`` uses those files
+    instead of user and project discovery. Loading raises :class:`ConfigError` for an invalid file.
+    """
+
+    def __init__(
+        self,
+        config: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        use_cache: bool | None = None,
+    ) -> None:
+        env = os.environ if env is None else env
+        explicit = [config] if isinstance(config, str | os.PathLike) else list(config or [])
+        self.cwd = os.path.abspath(cwd or os.getcwd())
+        self.discovery: Discovery = discover(self.cwd, env, [os.fspath(p) for p in explicit])
+        use_cache = cache_enabled(env) if use_cache is None else use_cache
+        self.policy_set: PolicySet = load(self.discovery, env, use_cache=use_cache)
+        self.home = os.path.normpath(home_directory(env))
+        self._judges = [LayerJudge(layer) for layer in self.policy_set.layers]
+        self._spelled: dict[str, tuple[str, ...]] = {}
+
+    def _spell(self, directory: str) -> tuple[str, ...]:
+        found = self._spelled.get(directory)
+        if found is None:
+            found = self._spelled[directory] = spellings(directory)
+        return found
+
+    def evaluate(self, call: ToolCall) -> Decision:
+        """The decision for one tool call."""
+        tool = canonical_tool(call.tool)
+        cwd = os.path.normpath(call.cwd) if call.cwd.startswith("/") else self.cwd
+        call = call._replace(tool=tool, cwd=cwd)
+        context = Context(cwd, self.home, self.policy_set.project_root or cwd, self._spell)
+        verdicts: list[Verdict] = []
+        for atom in atoms_of(call, self.home):
+            for judge in self._judges:
+                verdicts += judge.judge(atom, context)
+        decisive = combine(verdicts)
+        action = decisive.action if decisive is not None else Action.ALLOW
+        message = decisive.message if decisive is not None and action is Action.NUDGE else None
+        return Decision(
+            action,
+            reason(action, decisive, call),
+            message,
+            decisive,
+            tuple(verdicts),
+            call,
+            tuple(layer.name for layer in self.policy_set.layers),
+        )

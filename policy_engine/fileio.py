@@ -1,0 +1,22 @@
+"""Writing files so that a concurrent reader never sees half of one: write aside, then rename."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+
+def atomic_write(path: str, text: str) -> None:
+    """Replace ``path`` with ``text`` in one step, creating its directory if needed."""
+    directory = os.path.dirname(path) or "."
+    os.makedirs(directory, exist_ok=True)
+    temporary = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

@@ -1,0 +1,145 @@
+"""The engine's vocabulary: actions, tool calls, atoms with their accesses, verdicts and decisions.
+
+Values are immutable ``NamedTuple``s rather than frozen dataclasses on purpose: a hook is a new
+process per tool call, and ``import dataclasses`` pulls in ``inspect``, which costs about as much as
+starting the interpreter itself. NamedTuples give the same immutability and typing for free.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum, StrEnum
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from .policy import CompiledRule
+
+
+class Action(IntEnum):
+    """What happens to a tool call, ordered by restrictiveness so that combining verdicts is ``max()``."""
+
+    ALLOW = 0
+    NUDGE = 1
+    LOG = 2
+    ASK = 3
+    DENY = 4
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, name: str) -> Action:
+        """The action spelled ``name`` in a policy file (``"deny"``); ValueError for anything else."""
+        action = _BY_NAME.get(name)
+        if action is None:
+            raise ValueError(f"unknown action {name!r}")
+        return action
+
+    @property
+    def tie_rank(self) -> int:
+        """Rank among equally specific rules: the least disruptive wins (pi-control's order, log last)."""
+        return _TIE_RANK[self]
+
+
+_TIE_RANK = {Action.ALLOW: 0, Action.NUDGE: 1, Action.ASK: 2, Action.DENY: 3, Action.LOG: 4}
+_BY_NAME = {str(a): a for a in Action}
+
+ACTION_NAMES = tuple(_BY_NAME)
+
+
+class Sense(StrEnum):
+    """How an atom touches a path."""
+
+    READ = "read"
+    WRITE = "write"
+    DELETE = "delete"
+    EXEC = "exec"
+    UNKNOWN = "unknown"
+
+
+class ToolCall(NamedTuple):
+    """One tool call of an agent, with the tool's canonical or agent-specific name."""
+
+    tool: str
+    input: Mapping[str, Any]
+    cwd: str
+    session_id: str | None = None
+    tool_call_id: str | None = None
+    agent: str | None = None
+
+
+class Access(NamedTuple):
+    """A path an atom reads, writes, deletes or executes."""
+
+    path: str
+    sense: Sense
+
+
+class Atom(NamedTuple):
+    """The smallest unit judged on its own: one simple command of a bash line, or one file-tool call.
+
+    ``command`` is the normalized command text for bash atoms and None for other tools. ``doubts``
+    are what the analysis could not prove; each one raises the verdict to the unknown action.
+    """
+
+    tool: str
+    command: str | None
+    accesses: tuple[Access, ...] = ()
+    doubts: tuple[str, ...] = ()
+
+    @property
+    def read_only(self) -> bool:
+        """True when every access is a read and nothing is in doubt: what a readOnly rule requires."""
+        return not self.doubts and all(a.sense is Sense.READ for a in self.accesses)
+
+
+class Origin(NamedTuple):
+    """Where a setting was written: file, 1-based line and column, and its key path in that file."""
+
+    file: str
+    line: int
+    column: int
+    key: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+class Verdict(NamedTuple):
+    """The judgement of one layer on one atom at one target, with everything that explains it.
+
+    ``kind`` is ``rule`` (a rule decided), ``default`` (the policy's defaultAction), ``protection``
+    (a pathProtection pattern) or ``doubt`` (the analysis could not prove the atom safe).
+    ``beat`` holds the other rules that matched and lost on specificity or the tie-break.
+    """
+
+    action: Action
+    kind: str
+    layer: str
+    atom: Atom
+    target: str
+    policy: str | None = None
+    location: str | None = None
+    rule: CompiledRule | None = None
+    origin: Origin | None = None
+    message: str | None = None
+    beat: tuple[CompiledRule, ...] = ()
+    detail: str | None = None
+
+
+class Decision(NamedTuple):
+    """The engine's answer for one tool call.
+
+    ``reason`` is the text the model sees, ``message`` the nudge (or rule) message if any,
+    ``decisive`` the verdict that set the action (None when nothing restricted the call) and
+    ``verdicts`` every verdict that was considered, across layers, atoms and targets.
+    """
+
+    action: Action
+    reason: str
+    message: str | None
+    decisive: Verdict | None
+    verdicts: tuple[Verdict, ...]
+    call: ToolCall
+    sources: tuple[str, ...] = ()

@@ -1,0 +1,56 @@
+"""Path spelling: ``@`` and ``~`` expansion, relative paths, ``..``, symlinks, and containment.
+
+A path is judged under both its literal spelling and its symlink-resolved one, so that neither a
+symlink into a protected tree nor a protected name reached through a symlink slips through.
+"""
+
+from __future__ import annotations
+
+import os.path
+
+
+def expand_home(path: str, home: str) -> str:
+    """``~`` and ``~/x`` become paths under ``home``; ``~user`` and everything else are left alone."""
+    if path == "~":
+        return home
+    if path.startswith("~/"):
+        return home.rstrip("/") + path[1:]
+    return path
+
+
+def normalize(path: str, cwd: str, home: str) -> str:
+    """The absolute, lexically normalized spelling of ``path`` as an agent tool would resolve it.
+
+    A leading ``@`` is dropped (agents use it to mention files), ``~`` is expanded, a relative path
+    is taken from ``cwd``, and ``.``/``..``/repeated slashes are collapsed.
+    """
+    if path.startswith("@"):
+        path = path[1:]
+    path = expand_home(path, home)
+    if not path.startswith("/"):
+        path = cwd.rstrip("/") + "/" + path
+    normal = os.path.normpath(path)
+    # POSIX keeps a leading "//" as implementation-defined; for policy purposes it is "/".
+    return "/" + normal.lstrip("/")
+
+
+def resolved(path: str) -> str:
+    """``path`` with the symlinks of its existing part resolved; the missing rest is kept as spelled."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return path
+
+
+def spellings(path: str) -> tuple[str, ...]:
+    """The literal spelling of a normalized path and, when it differs, its symlink-resolved one."""
+    real = resolved(path)
+    return (path,) if real == path else (path, real)
+
+
+def inside(path: str, directory: str) -> bool:
+    """Whether ``path`` is ``directory`` or below it, on whole path components (``/`` holds all)."""
+    if path == directory:
+        return True
+    prefix = directory if directory.endswith("/") else directory + "/"
+    return path.startswith(prefix)

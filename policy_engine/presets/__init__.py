@@ -1,0 +1,1 @@
+"""Shipped data: the embedded default policy and the ``$name`` pattern presets."""

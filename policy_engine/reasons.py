@@ -1,0 +1,75 @@
+"""The text a decision gives the model (and the user): what happened, and which setting decided it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .model import Action
+from .tools import BASH, input_paths
+
+if TYPE_CHECKING:
+    from .model import ToolCall, Verdict
+
+PREFIX = "[policy-engine]"
+SHOWN_COMMAND = 160
+
+_VERBS = {
+    Action.ALLOW: "Allowed",
+    Action.NUDGE: "Allowed with a note",
+    Action.LOG: "Allowed and logged",
+    Action.ASK: "Needs approval",
+    Action.DENY: "Denied",
+}
+
+
+def shorten(text: str, limit: int = SHOWN_COMMAND) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def subject(call: ToolCall) -> str:
+    """``bash (rm -rf build)`` or ``write /etc/hosts``: the call as the reason names it."""
+    if call.tool == BASH:
+        command = call.input.get("command")
+        return f"bash ({shorten(command)})" if isinstance(command, str) else "bash"
+    paths = input_paths(call.input)
+    return f"{call.tool} {paths[0]}" if paths else call.tool
+
+
+def why(verdict: Verdict) -> str:
+    """The setting behind a verdict, with its file and line."""
+    if verdict.kind == "rule" and verdict.rule is not None:
+        rule = verdict.rule
+        preset = f" (from {rule.preset})" if rule.preset else ""
+        text = f'rule {rule.label()}{preset} of policy "{verdict.policy}" ({rule.origin})'
+    elif verdict.kind == "default":
+        text = (
+            f'no rule of policy "{verdict.policy}" matches; its defaultAction is {verdict.action} '
+            f"({verdict.origin})"
+        )
+    elif verdict.kind == "protection":
+        text = f'path "{verdict.target}" is protected by pathProtection "{verdict.detail}" ({verdict.origin})'
+    elif verdict.kind == "doubt":
+        text = f"{verdict.detail}; what cannot be proven safe gets {verdict.action}"
+    else:
+        text = f"no policy covers {verdict.target}"
+    if verdict.layer in ("managed", "project (untrusted)"):
+        text += f" [{verdict.layer} layer]"
+    return text
+
+
+def reason(action: Action, decisive: Verdict | None, call: ToolCall) -> str:
+    """The reason for a decision; for a deny on a file path, a warning not to try another tool."""
+    head = f"{PREFIX} {_VERBS[action]}: {subject(call)}"
+    if decisive is None:
+        return head + ": no policy applies."
+    text = f"{head}: {why(decisive)}."
+    if decisive.message and action is not Action.NUDGE:
+        text += f" {decisive.message}"
+    if (
+        action is Action.DENY
+        and decisive.kind in ("protection", "rule", "default")
+        and decisive.atom.accesses
+    ):
+        text += " The restriction is on the path, not on the tool: do not retry with another tool or command."
+    return text

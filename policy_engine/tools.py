@@ -1,0 +1,84 @@
+"""What the engine knows about tools: agent-specific names, where a tool's path is, how it touches it.
+
+Adapters and rules both speak canonical names, so one policy file serves every agent: a rule for
+``write`` covers Claude Code's ``Write`` and Gemini CLI's ``write_file``. Tools not listed here keep
+their own name, so ``github_*`` and ``mcp__*`` rules work unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .model import Sense
+
+BASH = "bash"
+
+# Agent tool name -> canonical tool name.
+ALIASES: dict[str, str] = {
+    # Claude Code
+    "Bash": BASH,
+    "Read": "read",
+    "Write": "write",
+    "Edit": "edit",
+    "MultiEdit": "edit",
+    "NotebookEdit": "edit",
+    "Grep": "grep",
+    "Glob": "find",
+    "LS": "ls",
+    "WebFetch": "web_fetch",
+    "WebSearch": "web_search",
+    "TodoWrite": "todo",
+    "Task": "task",
+    # Gemini CLI
+    "run_shell_command": BASH,
+    "read_file": "read",
+    "read_many_files": "read",
+    "write_file": "write",
+    "replace": "edit",
+    "glob": "find",
+    "search_file_content": "grep",
+    "list_directory": "ls",
+    "google_web_search": "web_search",
+    "write_todos": "todo",
+}
+
+# How each file tool touches its path. Directory tools read the tree they are pointed at.
+SENSES: dict[str, Sense] = {
+    "read": Sense.READ,
+    "write": Sense.WRITE,
+    "edit": Sense.WRITE,
+    "grep": Sense.READ,
+    "find": Sense.READ,
+    "ls": Sense.READ,
+}
+
+# Directory tools without a path search the working directory.
+DEFAULTS_TO_CWD = frozenset({"grep", "find", "ls"})
+
+# Input fields that name one path, in the order agents use them (pi, Claude Code, Gemini CLI, ...),
+# and fields that name several.
+PATH_FIELDS = ("path", "file_path", "absolute_path", "notebook_path", "dir_path", "filePath")
+PATH_LIST_FIELDS = ("paths", "absolute_paths")
+
+
+def canonical_tool(name: str) -> str:
+    """The canonical name of an agent's tool (``Bash`` -> ``bash``); unknown names are kept."""
+    return ALIASES.get(name, name)
+
+
+def input_paths(tool_input: Any) -> tuple[str, ...]:
+    """The paths named by a tool's input, first single-path field first; empty when there are none."""
+    if not isinstance(tool_input, Mapping):
+        return ()
+    paths: list[str] = []
+    for field in PATH_FIELDS:
+        value = tool_input.get(field)
+        if isinstance(value, str) and value:
+            paths.append(value)
+            break
+    for field in PATH_LIST_FIELDS:
+        values = tool_input.get(field)
+        if isinstance(values, list):
+            paths.extend(v for v in values if isinstance(v, str) and v)
+    return tuple(paths)
