@@ -1,0 +1,100 @@
+"""Test helpers: an isolated fake machine (home, XDG directories, no managed file) and the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from policy_engine import Engine, ToolCall
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+CORPUS = REPO.parent / "shared" / "corpus"
+
+
+class Sandbox:
+    """A fake machine: home, XDG directories and no managed file, as environment variables."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.home = root / "home"
+        self.home.mkdir()
+        self.env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(self.home),
+            "XDG_CONFIG_HOME": str(root / "config"),
+            "XDG_DATA_HOME": str(root / "data"),
+            "XDG_CACHE_HOME": str(root / "cache"),
+            "POLICY_ENGINE_MANAGED_CONFIG": str(root / "etc" / "policy.jsonc"),
+            "PI_CODING_AGENT_DIR": str(root / "pi-agent"),
+        }
+
+    @property
+    def user_config(self) -> Path:
+        return self.root / "config" / "policy-engine" / "policy.jsonc"
+
+    @property
+    def managed_config(self) -> Path:
+        return self.root / "etc" / "policy.jsonc"
+
+    def write(self, path: Path | str, text: str) -> Path:
+        """Write a (dedented) file, creating its directory."""
+        path = Path(path)
+        if not path.is_absolute():
+            path = self.root / path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+        return path
+
+    def project(self, name: str, text: str | None = None) -> Path:
+        """A project directory, with a .policy-engine/policy.jsonc when ``text`` is given."""
+        directory = self.root / name
+        directory.mkdir(parents=True, exist_ok=True)
+        if text is not None:
+            self.write(directory / ".policy-engine" / "policy.jsonc", text)
+        return directory
+
+    def engine(
+        self,
+        config: Path | str | list[Path] | None = None,
+        *,
+        cwd: Path | str | None = None,
+        use_cache: bool = True,
+    ) -> Engine:
+        if isinstance(config, list):
+            config = [str(c) for c in config]
+        elif config is not None:
+            config = str(config)
+        return Engine(config, cwd=str(cwd or self.root), env=self.env, use_cache=use_cache)
+
+    def run(
+        self, *args: str, stdin: str | None = None, cwd: Path | None = None, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Run the real ``policy`` CLI in a subprocess."""
+        return subprocess.run(
+            [sys.executable, "-m", "policy_engine", *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            cwd=str(cwd or self.root),
+            env={**self.env, **(env or {})},
+            timeout=60,
+        )
+
+    def check_json(self, *args: str, **kwargs: Any) -> dict[str, Any]:
+        result = self.run("check", "--json", *args, **kwargs)
+        assert result.stdout, result.stderr
+        return json.loads(result.stdout)
+
+
+def bash(command: str, cwd: str | Path) -> ToolCall:
+    return ToolCall("bash", {"command": command}, str(cwd))
+
+
+def tool(name: str, cwd: str | Path, **tool_input: Any) -> ToolCall:
+    return ToolCall(name, tool_input, str(cwd))
