@@ -33,6 +33,20 @@ examples:
 """
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter, minus its ``import shutil`` (a few ms on every run, help or not)."""
+
+    def __init__(self, prog: str) -> None:
+        try:
+            columns = int(os.environ["COLUMNS"])
+        except (KeyError, ValueError):
+            try:
+                columns = os.get_terminal_size().columns
+            except OSError:
+                columns = 80
+        super().__init__(prog, width=columns - 2)
+
+
 class UsageError(Exception):
     """A command line that cannot be acted on (exit status 2)."""
 
@@ -53,6 +67,7 @@ def _add_config_options(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="policy",
+        formatter_class=_HelpFormatter,
         description="Declarative, location-scoped allow / nudge / log / ask / deny for AI agent tool calls.",
     )
     parser.add_argument("--version", action="version", version=f"policy-engine {__version__}")
@@ -60,10 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser(
         "check",
+        formatter_class=_HelpFormatter,
         help="judge a tool call (a dry run: nothing is executed)",
         description="Judge one tool call (default: a bash command) and say why.",
         epilog=CHECK_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_config_options(check)
     check.add_argument("--tool", default="bash", help="tool name, canonical or an agent's (default: bash)")
@@ -79,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     config = commands.add_parser(
         "config",
+        formatter_class=_HelpFormatter,
         aliases=["status"],
         help="show which policy files apply, their layers and trust",
         description="Show where policy files were looked for, which were found, how they are layered "
@@ -91,7 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
         ("trust", "trust the project policy file of DIR: it may then loosen your user policy"),
         ("untrust", "stop trusting the project policy file of DIR: it can then only tighten"),
     ):
-        sub = commands.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+        sub = commands.add_parser(
+            name, help=text, description=text[0].upper() + text[1:] + ".", formatter_class=_HelpFormatter
+        )
         sub.add_argument(
             "directory", nargs="?", metavar="DIR", help="project directory (default: the current one)"
         )

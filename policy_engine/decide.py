@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from .locations import resolve_location
+from .locations import location_directory, resolve_location
 from .model import Action, Verdict
 from .paths import spellings
 from .protect import protections_hit
@@ -19,12 +19,12 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from .model import Atom
-    from .policy import Layer
+    from .policy import Layer, LocationEntry
 
 
 class Context(NamedTuple):
     """What a judgement depends on besides the atom: the call's cwd, the home directory, the
-    project root, and how to spell a location directory (literal and resolved, memoized)."""
+    project root, and how to spell a directory (literal and symlink-resolved, memoized)."""
 
     cwd: str
     home: str
@@ -35,11 +35,12 @@ class Context(NamedTuple):
 class LayerJudge:
     """One layer and the rule indexes of its policies, built as policies are first used."""
 
-    __slots__ = ("_books", "layer")
+    __slots__ = ("_books", "_directories", "layer")
 
     def __init__(self, layer: Layer) -> None:
         self.layer = layer
         self._books: dict[str, RuleBook] = {}
+        self._directories: dict[tuple[int, str], tuple[str, ...]] = {}
 
     def _book(self, name: str) -> RuleBook:
         book = self._books.get(name)
@@ -69,7 +70,7 @@ class LayerJudge:
                         )
                     )
         if not targets:
-            targets = list(spellings(context.cwd))
+            targets = list(context.spell(context.cwd))
         policy_verdicts = [self._policy_verdict(atom, target, context) for target in targets]
         verdicts += policy_verdicts
         if atom.doubts and not _trusted_unanalyzed(policy_verdicts):
@@ -81,7 +82,15 @@ class LayerJudge:
 
     def _policy_verdict(self, atom: Atom, target: str, context: Context) -> Verdict:
         layer = self.layer
-        entry = resolve_location(layer.locations, target, context.cwd, context.home, context.spell)
+
+        def directories(index: int, entry: LocationEntry) -> tuple[str, ...]:
+            found = self._directories.get((index, context.cwd))
+            if found is None:
+                found = context.spell(location_directory(entry, context.cwd, context.home))
+                self._directories[index, context.cwd] = found
+            return found
+
+        entry = resolve_location(layer.locations, target, directories)
         if entry is not None:
             name, where = entry.policy, entry.key
         elif layer.default_policy is not None:

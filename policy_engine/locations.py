@@ -27,19 +27,18 @@ def location_directory(entry: LocationEntry, cwd: str, home: str) -> str:
 def resolve_location(
     locations: tuple[LocationEntry, ...],
     target: str,
-    cwd: str,
-    home: str,
-    spell: Callable[[str], tuple[str, ...]],
+    directories: Callable[[int, LocationEntry], tuple[str, ...]],
 ) -> LocationEntry | None:
     """The entry whose directory holds ``target`` with the longest spelling, or None.
 
-    ``spell`` gives a directory's spellings (literal and symlink-resolved), so that a location
-    reached through a symlink still holds the paths below its real directory.
+    ``directories(index, entry)`` gives the spellings (literal and symlink-resolved) of an entry's
+    directory, so that a location reached through a symlink still holds the paths below its real
+    directory; the caller memoizes them.
     """
     best: LocationEntry | None = None
     best_length = -1
-    for entry in locations:
-        for directory in spell(location_directory(entry, cwd, home)):
+    for index, entry in enumerate(locations):
+        for directory in directories(index, entry):
             if len(directory) > best_length and inside(target, directory):
                 best, best_length = entry, len(directory)
     return best

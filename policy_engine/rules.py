@@ -66,19 +66,6 @@ def winning_order(rule: CompiledRule) -> tuple[int, int, int]:
     return -has_pattern, -literal, rule.action.tie_rank
 
 
-def rule_matches(rule: CompiledRule, atom: Atom) -> bool:
-    """Whether ``rule`` applies to ``atom``, its tool glob aside (the index has checked that).
-
-    A rule with a command pattern matches only commands; a readOnly rule only atoms that
-    provably read and nothing else.
-    """
-    if rule.read_only and not atom.read_only:
-        return False
-    if rule.pattern is None:
-        return True
-    return atom.command is not None and glob_matches(rule.pattern, atom.command)
-
-
 class RuleMatch(NamedTuple):
     """The rule that decides (None: the default action applies) and the matching rules it beat."""
 
@@ -87,32 +74,87 @@ class RuleMatch(NamedTuple):
 
 
 class RuleBook:
-    """A sequence of rules in winning order, indexed lazily by tool name."""
+    """A policy's rules in winning order, indexed lazily by tool name and then by command word.
 
-    __slots__ = ("_by_tool", "rules")
+    The first rule that matches wins; the other matching rules are what it beat. Matching only
+    looks at rules that can match at all: those of the tool, and among command patterns those
+    whose literal prefix agrees with the command's first word.
+    """
+
+    __slots__ = ("_tools", "rules")
 
     def __init__(self, rules: tuple[CompiledRule, ...]) -> None:
         self.rules = rules
-        self._by_tool: dict[str, tuple[CompiledRule, ...]] = {}
+        self._tools: dict[str, _ToolRules] = {}
 
     @classmethod
     def of(cls, policy: CompiledPolicy) -> RuleBook:
         return cls(policy.rules)
 
-    def for_tool(self, tool: str) -> tuple[CompiledRule, ...]:
-        """The rules whose tool glob matches ``tool``, still in winning order."""
-        found = self._by_tool.get(tool)
-        if found is None:
-            found = tuple(r for r in self.rules if glob_matches(r.tool, tool))
-            self._by_tool[tool] = found
-        return found
-
     def match(self, atom: Atom) -> RuleMatch:
-        """The winning rule for ``atom`` and the other rules that matched it."""
-        matched = [r for r in self.for_tool(atom.tool) if rule_matches(r, atom)]
+        """The winning rule for ``atom`` and the other rules that matched it.
+
+        A rule with a command pattern matches only commands; a readOnly rule only atoms that
+        provably read and nothing else.
+        """
+        tool_rules = self._tools.get(atom.tool)
+        if tool_rules is None:
+            tool_rules = self._tools[atom.tool] = _ToolRules(
+                tuple(r for r in self.rules if glob_matches(r.tool, atom.tool))
+            )
+        command = atom.command
+        read_only = atom.read_only
+        matched = [
+            rule
+            for rule in tool_rules.candidates(command)
+            if (read_only or not rule.read_only)
+            and (rule.pattern is None or glob_matches(rule.pattern, command))  # type: ignore[arg-type]
+        ]
         if not matched:
             return RuleMatch(None, ())
         return RuleMatch(matched[0], tuple(matched[1:]))
+
+
+class _ToolRules:
+    """The rules for one tool, with the candidates for each command's first word memoized.
+
+    A command pattern whose literal prefix holds a space (``git push *``) fixes the command's
+    first word (``git``); one without (``ls*``, ``*.sh``) only constrains how it starts.
+    """
+
+    __slots__ = ("_by_word", "_loose", "_memo", "_plain", "plain")
+
+    MEMO_LIMIT = 4096
+
+    def __init__(self, rules: tuple[CompiledRule, ...]) -> None:
+        self.plain = tuple(r for r in rules if r.pattern is None)
+        self._plain = [(i, r) for i, r in enumerate(rules) if r.pattern is None]
+        self._by_word: dict[str, list[tuple[int, CompiledRule]]] = {}
+        self._loose: list[tuple[int, CompiledRule, str]] = []
+        for position, rule in enumerate(rules):
+            if rule.pattern is None:
+                continue
+            head, space, _ = literal_prefix(rule.pattern).partition(" ")
+            if space:
+                self._by_word.setdefault(head, []).append((position, rule))
+            else:
+                self._loose.append((position, rule, head))
+        self._memo: dict[str, tuple[CompiledRule, ...]] = {}
+
+    def candidates(self, command: str | None) -> tuple[CompiledRule, ...]:
+        """Rules that may match ``command``, in winning order (only pattern-less ones for no command)."""
+        if command is None:
+            return self.plain
+        word = command.split(" ", 1)[0]
+        found = self._memo.get(word)
+        if found is None:
+            ranked = self._plain + self._by_word.get(word, [])
+            ranked += [(position, rule) for position, rule, head in self._loose if word.startswith(head)]
+            ranked.sort(key=lambda pair: pair[0])
+            found = tuple(rule for _, rule in ranked)
+            if len(self._memo) < self.MEMO_LIMIT:
+                self._memo[word] = found
+        return found
 
 
 def expand_braces(glob: str) -> tuple[str, ...]:

@@ -68,6 +68,7 @@ def parse(text: str, file: str) -> Document:
         raise ConfigError([Problem(file, None, None, "", "the file nests too deeply to read")]) from None
     except ValueError as error:
         raise ConfigError([_syntax_problem(str(error), text, file)]) from None
+    data = _join_surrogates(data)
     if not isinstance(data, dict):
         raise ConfigError(
             [Problem(file, 1, 1, "", f"expected a JSON object at the top level, got {json_type(data)}")]
@@ -88,6 +89,19 @@ def parse(text: str, file: str) -> Document:
             ]
         )
     return Document(file, data, places)
+
+
+def _join_surrogates(value: Any) -> Any:
+    """json5 decodes an escaped surrogate pair (``\\ud83d\\ude00``) as two lone surrogates; join them."""
+    if isinstance(value, str):
+        if any("\ud800" <= c <= "\udfff" for c in value):
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return value
+    if isinstance(value, list):
+        return [_join_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_join_surrogates(k): _join_surrogates(v) for k, v in value.items()}
+    return value
 
 
 def _syntax_problem(message: str, text: str, file: str) -> Problem:
@@ -224,7 +238,7 @@ class _Scanner:
         found = self._STRING.match(self.text, self.at)
         if found:
             self.at = found.end()
-            return json5.loads(found.group())
+            return _join_surrogates(json5.loads(found.group()))
         found = re.compile(r"[^\s:/]+").match(self.text, self.at)
         self.at = found.end()
         return found.group()

@@ -1,0 +1,129 @@
+"""Benchmark: in-process evaluation cost, and the start-up cost of one `policy check` process.
+
+Run: python benchmarks/bench.py [--corpus DIR] [--config FILE] [--runs N]
+
+1. Evaluation: every command line of the corpus (tldr.txt and nl2bash.txt) is judged as a bash call
+   against examples/sample.jsonc by one in-process Engine; median and p99 microseconds per call.
+2. Start-up: `policy check` as a new process (compiled cache warm) beside `python -c pass`, run
+   alternately so that both see the same machine load; medians and their ratio.
+
+Figures on a shared machine are noisy: compare ratios measured in one run, not absolute times
+across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
+
+
+def corpus_lines(directory: Path) -> list[str]:
+    lines: list[str] = []
+    for name in ("tldr.txt", "nl2bash.txt"):
+        path = directory / name
+        if path.exists():
+            lines += [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return lines
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    index = min(len(sorted_values) - 1, round(fraction * (len(sorted_values) - 1)))
+    return sorted_values[index]
+
+
+def bench_evaluation(config: Path, lines: list[str], cwd: str) -> dict[str, float]:
+    from policy_engine import Engine, ToolCall
+
+    engine = Engine(str(config), cwd=cwd)
+    calls = [ToolCall("bash", {"command": line}, cwd) for line in lines]
+    for call in calls[:200]:  # warm the rule indexes and regex caches, as a long-lived engine has them
+        engine.evaluate(call)
+    timings = []
+    clock = time.perf_counter_ns
+    for call in calls:
+        start = clock()
+        engine.evaluate(call)
+        timings.append((clock() - start) / 1000)
+    timings.sort()
+    return {
+        "calls": len(timings),
+        "median_us": statistics.median(timings),
+        "p99_us": percentile(timings, 0.99),
+        "max_us": timings[-1],
+    }
+
+
+def bench_startup(config: Path, runs: int, cwd: str) -> dict[str, float]:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # a real install has its bytecode compiled
+    check = [
+        sys.executable,
+        "-m",
+        "policy_engine",
+        "check",
+        "--config",
+        str(config),
+        "--cwd",
+        cwd,
+        "git status",
+    ]
+    bare = [sys.executable, "-c", "pass"]
+    for command in (check, bare, check):  # warm: bytecode, compiled-policy cache, page cache
+        subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=False)
+    times: dict[str, list[float]] = {"check": [], "bare": []}
+    for _ in range(runs):
+        for name, command in (("check", check), ("bare", bare)):
+            start = time.perf_counter()
+            subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=False)
+            times[name].append((time.perf_counter() - start) * 1000)
+    check_ms, bare_ms = statistics.median(times["check"]), statistics.median(times["bare"])
+    return {"runs": runs, "check_ms": check_ms, "python_pass_ms": bare_ms, "ratio": check_ms / bare_ms}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--corpus", type=Path, default=Path(os.environ.get("POLICY_ENGINE_CORPUS", DEFAULT_CORPUS))
+    )
+    parser.add_argument("--config", type=Path, default=REPO / "examples" / "sample.jsonc")
+    parser.add_argument("--runs", type=int, default=40, help="process runs of each kind (default 40)")
+    parser.add_argument("--cwd", default="/home/user/work", help="working directory of the judged calls")
+    args = parser.parse_args()
+
+    import policy_engine
+
+    editable = any("__editable__" in name for name in sys.modules)
+    note = " (an editable install: its import hook slows every start-up)" if editable else ""
+    print(f"python {sys.version.split()[0]} at {sys.executable}")
+    print(f"policy_engine {policy_engine.__version__} from {Path(policy_engine.__file__).parent}{note}")
+    lines = corpus_lines(args.corpus)
+    if not lines:
+        print(f"no corpus found in {args.corpus}", file=sys.stderr)
+        return 1
+    evaluation = bench_evaluation(args.config, lines, args.cwd)
+    print(
+        f"evaluation: {evaluation['calls']} corpus command lines against {args.config.name}: "
+        f"median {evaluation['median_us']:.1f} µs, p99 {evaluation['p99_us']:.1f} µs, "
+        f"max {evaluation['max_us']:.0f} µs"
+    )
+    startup = bench_startup(args.config, args.runs, args.cwd)
+    print(
+        f"start-up: `policy check` {startup['check_ms']:.1f} ms vs `python -c pass` "
+        f"{startup['python_pass_ms']:.1f} ms (medians of {startup['runs']} alternating runs): "
+        f"{startup['ratio']:.2f}x"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""Properties checked on generated inputs: glob matching, file positions, and never crashing."""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from policy_engine.config.jsonc import key_path, parse
+from policy_engine.rules import expand_braces, glob_matches, literal_prefix
+
+GLOB_ALPHABET = "ab *?.-[]()$\\\n"
+TEXT_ALPHABET = "ab .-[]()$\\\n"
+
+
+def reference_match(glob: str, text: str) -> bool:
+    """The definition: * is any run of characters, ? any one character, all else literal."""
+    body = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in glob)
+    return re.fullmatch(body, text, re.DOTALL) is not None
+
+
+@given(st.text(GLOB_ALPHABET, max_size=12), st.text(TEXT_ALPHABET, max_size=16))
+@settings(max_examples=2000)
+def test_glob_matches_agrees_with_its_definition(glob: str, text: str) -> None:
+    assert glob_matches(glob, text) == reference_match(glob, text)
+
+
+@given(st.text(GLOB_ALPHABET, max_size=12), st.text(TEXT_ALPHABET, max_size=8))
+def test_a_glob_matches_its_own_literal_text_with_wildcards_filled(glob: str, filler: str) -> None:
+    text = "".join(filler if c == "*" else (filler[:1] or "x") if c == "?" else c for c in glob)
+    if "?" in glob and len(filler[:1] or "x") != 1:
+        return
+    assert glob_matches(glob, text)
+    assert text.startswith(literal_prefix(glob))
+
+
+@given(st.lists(st.text(string.ascii_lowercase, min_size=1, max_size=4), min_size=1, max_size=4))
+def test_brace_alternatives_expand_to_each_choice(choices: list[str]) -> None:
+    assert expand_braces("pre_{" + ",".join(choices) + "}_post") == tuple(f"pre_{c}_post" for c in choices)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+def all_paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from all_paths(inner, (*prefix, key))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            yield from all_paths(inner, (*prefix, index))
+
+
+@given(
+    st.dictionaries(st.text(max_size=6), json_values, max_size=5),
+    st.sampled_from([None, 1, 4]),
+    st.booleans(),
+)
+def test_every_key_and_element_is_located_at_its_text(data, indent, comments: bool) -> None:
+    text = json.dumps(data, indent=indent, ensure_ascii=bool(indent))
+    if comments:
+        text = "// leading comment\n" + text.replace("\n", "\n/* c */ ", 3)
+    document = parse(text, "f.jsonc")
+    assert document.data == data
+    lines = text.split("\n")
+    for path in all_paths(data):
+        place = document.places[path]
+        if not path:
+            continue
+        at = lines[place.key_line - 1][place.key_column - 1 :]
+        if isinstance(path[-1], str):
+            assert at.startswith(json.dumps(path[-1], ensure_ascii=bool(indent))), (key_path(path), at)
+        value = lines[place.value_line - 1][place.value_column - 1 :]
+        inner = data
+        for part in path:
+            inner = inner[part]
+        expected_start = {dict: "{", list: "["}.get(type(inner)) or json.dumps(
+            inner, ensure_ascii=bool(indent)
+        )[:1]
+        assert value.startswith(expected_start), (key_path(path), value)
