@@ -8,6 +8,7 @@ the working directory, as pi-control judges a command without targets. The shell
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .model import Access, Atom, Sense
@@ -36,7 +37,7 @@ def file_tool_atoms(call: ToolCall, home: str) -> tuple[Atom, ...]:
 def atoms_of(call: ToolCall, home: str) -> tuple[Atom, ...]:
     """The atoms of a tool call whose ``tool`` is already canonical."""
     if call.tool == BASH:
-        command = call.input.get("command")
+        command = call.input.get("command") if isinstance(call.input, Mapping) else None
         if not isinstance(command, str):
             return (Atom(BASH, "", doubts=("the bash call carries no command text",)),)
         return bash_atoms(command)

@@ -10,7 +10,7 @@ from .config.discover import discover, home_directory
 from .config.load import cache_enabled, load
 from .decide import Context, LayerJudge, combine
 from .model import Action, Decision, ToolCall, Verdict
-from .paths import spellings
+from .paths import normalize, spellings
 from .reasons import reason
 from .tools import canonical_tool
 
@@ -54,9 +54,11 @@ class Engine:
         return found
 
     def evaluate(self, call: ToolCall) -> Decision:
-        """The decision for one tool call."""
+        """The decision for one tool call (a relative ``call.cwd`` is taken from the engine's cwd)."""
+        if not isinstance(call.tool, str) or not isinstance(call.cwd, str):
+            raise TypeError("ToolCall.tool and ToolCall.cwd must be strings")
         tool = canonical_tool(call.tool)
-        cwd = os.path.normpath(call.cwd) if call.cwd.startswith("/") else self.cwd
+        cwd = normalize(call.cwd, self.cwd, self.home) if call.cwd else self.cwd
         call = call._replace(tool=tool, cwd=cwd)
         context = Context(cwd, self.home, self.policy_set.project_root or cwd, self._spell)
         verdicts: list[Verdict] = []

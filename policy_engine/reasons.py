@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .model import Action
@@ -30,7 +31,7 @@ def shorten(text: str, limit: int = SHOWN_COMMAND) -> str:
 def subject(call: ToolCall) -> str:
     """``bash (rm -rf build)`` or ``write /etc/hosts``: the call as the reason names it."""
     if call.tool == BASH:
-        command = call.input.get("command")
+        command = call.input.get("command") if isinstance(call.input, Mapping) else None
         return f"bash ({shorten(command)})" if isinstance(command, str) else "bash"
     paths = input_paths(call.input)
     return f"{call.tool} {paths[0]}" if paths else call.tool

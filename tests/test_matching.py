@@ -7,7 +7,7 @@ import os
 import pytest
 from helpers import Sandbox, bash, tool
 
-from policy_engine import Action
+from policy_engine import Action, ToolCall
 
 
 def engine_with(sandbox: Sandbox, text: str, **kwargs):
@@ -368,3 +368,22 @@ def test_rule_message_is_added_to_a_deny_reason(sandbox: Sandbox) -> None:
     assert decision.action is Action.DENY
     assert decision.reason.endswith("Use --force-with-lease.")
     assert decision.message is None  # message carries nudges only
+
+
+def test_odd_calls_never_crash(sandbox: Sandbox) -> None:
+    engine = rules_engine(sandbox, '{ "action": "allow", "tool": "read" }', default="allow")
+    assert engine.evaluate(tool("bash", "/w", command=["not", "a", "string"])).action is Action.ASK
+    assert engine.evaluate(ToolCall("bash", ["not a mapping"], "/w")).action is Action.ASK  # type: ignore[arg-type]
+    assert engine.evaluate(tool("read", "/w", path=42)).action is Action.ALLOW  # no usable path: the cwd
+    assert engine.evaluate(bash("x" * 1_000_000, "/w")).action is Action.ALLOW
+    assert engine.evaluate(bash("rm \x00 -rf", "/w")).action is Action.ALLOW
+
+
+def test_relative_call_cwd_is_taken_from_the_engine_cwd(sandbox: Sandbox) -> None:
+    engine = engine_with(
+        sandbox,
+        '{ "policies": { "d": { "defaultAction": "deny" } }, "locations": { "/base/sub": "d" } }',
+        cwd="/base",
+    )
+    assert engine.evaluate(tool("write", "sub", path="x")).decisive.target == "/base/sub/x"
+    assert engine.evaluate(tool("write", "sub", path="x")).action is Action.DENY

@@ -91,7 +91,8 @@ def _expect(condition: bool) -> None:
 
 
 def _str(value: Any) -> str:
-    _expect(isinstance(value, str))
+    if not isinstance(value, str):
+        raise ValueError("malformed compiled policy")
     return value
 
 
@@ -100,12 +101,14 @@ def _opt_str(value: Any) -> str | None:
 
 
 def _bool(value: Any) -> bool:
-    _expect(isinstance(value, bool))
+    if not isinstance(value, bool):
+        raise ValueError("malformed compiled policy")
     return value
 
 
 def _int(value: Any) -> int:
-    _expect(isinstance(value, int) and not isinstance(value, bool))
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError("malformed compiled policy")
     return value
 
 

@@ -73,7 +73,10 @@ def parse(text: str, file: str) -> Document:
         raise ConfigError(
             [Problem(file, 1, 1, "", f"expected a JSON object at the top level, got {json_type(data)}")]
         )
-    places, duplicates = _Scanner(text).scan()
+    try:
+        places, duplicates = _Scanner(text).scan()
+    except (ValueError, IndexError):  # JSON5 the scanner does not follow: report without positions
+        places, duplicates = {}, []
     if duplicates:
         raise ConfigError(
             [
@@ -160,6 +163,7 @@ class _Scanner:
     _SPACE = re.compile(r"(?:\s|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
     _STRING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'", re.DOTALL)
     _BARE = re.compile(r"[^\s,:\]}/]+")
+    _IDENTIFIER = re.compile(r"[^\s:/]+")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -179,8 +183,16 @@ class _Scanner:
         line = bisect_right(self.line_starts, offset)
         return line, offset - self.line_starts[line - 1] + 1
 
+    def _skip(self, pattern: re.Pattern[str]) -> str:
+        """Consume what ``pattern`` matches here (the text is valid JSON5, so it always does)."""
+        found = pattern.match(self.text, self.at)
+        if found is None:
+            raise ValueError(f"unexpected text at offset {self.at}")
+        self.at = found.end()
+        return found.group()
+
     def _space(self) -> None:
-        self.at = self._SPACE.match(self.text, self.at).end()
+        self._skip(self._SPACE)
 
     def _value(self, path: Path) -> None:
         char = self.text[self.at]
@@ -189,9 +201,9 @@ class _Scanner:
         elif char == "[":
             self._array(path)
         elif char in "\"'":
-            self.at = self._STRING.match(self.text, self.at).end()
+            self._skip(self._STRING)
         else:
-            self.at = self._BARE.match(self.text, self.at).end()
+            self._skip(self._BARE)
 
     def _object(self, path: Path) -> None:
         self.at += 1
@@ -235,10 +247,6 @@ class _Scanner:
                 self.at += 1
 
     def _key(self) -> str:
-        found = self._STRING.match(self.text, self.at)
-        if found:
-            self.at = found.end()
-            return _join_surrogates(json5.loads(found.group()))
-        found = re.compile(r"[^\s:/]+").match(self.text, self.at)
-        self.at = found.end()
-        return found.group()
+        if self.text[self.at] in "\"'":
+            return str(_join_surrogates(json5.loads(self._skip(self._STRING))))
+        return self._skip(self._IDENTIFIER)
