@@ -29,30 +29,12 @@ from .discover import EXPLICIT, MANAGED, PROJECT, USER, Source
 from .jsonc import Document, Path, key_path, parse
 from .merge import Provenance, merge, provenance_of
 from .presets import DEFAULT_POLICY, preset_files
-from .trust import digest
 from .validate import check_local, check_references, validate_model
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-
-class Input:
-    """A policy file's text as read, with the trust record of its real path (project files)."""
-
-    __slots__ = ("recorded", "source", "text")
-
-    def __init__(self, source: Source, text: str, recorded: str | None = None) -> None:
-        self.source = source
-        self.text = text
-        self.recorded = recorded
-
-    @property
-    def trusted(self) -> bool:
-        """Whether the file is trusted: always for user, managed and explicit files; a project file
-        only when its content still has the hash recorded by ``policy trust``."""
-        if self.source.role != PROJECT:
-            return True
-        return self.recorded is not None and self.recorded == digest(self.text)
+    from .load import SourceText
 
 
 def load_presets() -> dict[str, schema.PatternPreset]:
@@ -65,7 +47,7 @@ def load_presets() -> dict[str, schema.PatternPreset]:
     return presets
 
 
-def compile_policy_set(inputs: Sequence[Input], project_root: str | None) -> PolicySet:
+def compile_policy_set(inputs: Sequence[SourceText], project_root: str | None) -> PolicySet:
     """Parse, validate and compile ``inputs`` into layers; ConfigError lists every problem found."""
     presets = load_presets()
     problems: list[Problem] = []
@@ -82,14 +64,14 @@ def compile_policy_set(inputs: Sequence[Input], project_root: str | None) -> Pol
     if len(documents) < len(inputs):  # a file that does not parse cannot be merged
         raise ConfigError(_unique(problems))
 
-    def pick(*roles: str, trusted: bool | None = None) -> list[tuple[Input, Document]]:
+    def pick(*roles: str, trusted: bool | None = None) -> list[tuple[SourceText, Document]]:
         return [
             (item, documents[i])
             for i, item in enumerate(inputs)
             if item.source.role in roles and (trusted is None or item.trusted == trusted)
         ]
 
-    plans: list[tuple[str, bool, list[tuple[Input, Document]]]] = []
+    plans: list[tuple[str, bool, list[tuple[SourceText, Document]]]] = []
     for item, document in pick(MANAGED):
         plans.append(("managed", True, [(item, document)]))
     explicit = pick(EXPLICIT)
@@ -98,9 +80,12 @@ def compile_policy_set(inputs: Sequence[Input], project_root: str | None) -> Pol
         name = "config" if explicit else "+".join(item.source.role for item, _ in base)
         plans.append((name, False, base))
     else:
+        from .load import SourceText
+
         with open(DEFAULT_POLICY, encoding="utf-8") as handle:
-            default = parse(handle.read(), DEFAULT_POLICY)
-        plans.append(("embedded default", False, [(Input(Source("default", DEFAULT_POLICY), ""), default)]))
+            text = handle.read()
+        default = SourceText(Source("default", DEFAULT_POLICY), text)
+        plans.append(("embedded default", False, [(default, parse(text, DEFAULT_POLICY))]))
     untrusted = pick(PROJECT, trusted=False)
     if untrusted:
         plans.append(("project (untrusted)", True, pick(USER) + untrusted))
@@ -127,7 +112,7 @@ def _unique(problems: list[Problem]) -> list[Problem]:
 def _compile_layer(
     name: str,
     restrict_only: bool,
-    members: list[tuple[Input, Document]],
+    members: list[tuple[SourceText, Document]],
     config: schema.Config,
     where: Provenance,
     presets: dict[str, schema.PatternPreset],

@@ -7,23 +7,38 @@ when the configuration changed and must be compiled again.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ConfigError, Problem
 from ..version import __version__
 from . import cache
-from .discover import PROJECT, Discovery
+from .discover import PROJECT, Discovery, Source
 from .presets import builtin_texts
-from .trust import read_store, recorded_digest
+from .trust import digest, read_store, recorded_digest
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from ..policy import PolicySet
-    from .discover import Source
 
 
-def _read(discovery: Discovery, env: Mapping[str, str]) -> list[tuple[Source, str, str | None]]:
+class SourceText(NamedTuple):
+    """A policy file's text as read, with the trust record of its real path (project files)."""
+
+    source: Source
+    text: str
+    recorded: str | None = None
+
+    @property
+    def trusted(self) -> bool:
+        """Always for user, managed and explicit files; a project file only while its content still
+        has the hash that ``policy trust`` recorded."""
+        if self.source.role != PROJECT:
+            return True
+        return self.recorded is not None and self.recorded == digest(self.text)
+
+
+def _read(discovery: Discovery, env: Mapping[str, str]) -> list[SourceText]:
     """The text of every discovered file, with the trust record of project files."""
     store = read_store(env) if any(s.role == PROJECT for s in discovery.sources) else {}
     found = []
@@ -44,7 +59,7 @@ def _read(discovery: Discovery, env: Mapping[str, str]) -> list[tuple[Source, st
             problems.append(Problem(source.path, None, None, "", f"cannot be read: {error.strerror}"))
             continue
         recorded = recorded_digest(store, source.path) if source.role == PROJECT else None
-        found.append((source, text, recorded))
+        found.append(SourceText(source, text, recorded))
     if problems:
         raise ConfigError(problems)
     return found
@@ -65,9 +80,9 @@ def load(discovery: Discovery, env: Mapping[str, str], *, use_cache: bool = True
         hit = cache.read(path, key)
         if hit is not None:
             return hit
-    from .compile import Input, compile_policy_set
+    from .compile import compile_policy_set
 
-    policy_set = compile_policy_set([Input(s, t, r) for s, t, r in files], discovery.project_root)
+    policy_set = compile_policy_set(files, discovery.project_root)
     if path is not None:
         cache.write(path, key, policy_set)
     return policy_set
