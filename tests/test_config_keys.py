@@ -234,3 +234,17 @@ def test_pi_control_json_file_is_accepted(sandbox: Sandbox) -> None:
     engine = sandbox.engine(path)
     assert engine.evaluate(tool("read", "/home/user/work", path="a")).action is Action.ALLOW
     assert engine.evaluate(tool("write", "/home/user/work", path="a")).action is Action.DENY
+
+
+def test_prototype_names_are_plain_names(sandbox: Sandbox) -> None:
+    """pi-control crashed on patterns such as "toString" (a JavaScript prototype key); here they are
+    ordinary literal patterns and policy names."""
+    engine = sandbox.engine(
+        sandbox.write(
+            "policy.jsonc",
+            '{ "policies": { "constructor": { "defaultAction": "allow", "rules": [ '
+            '{ "action": "deny", "tool": "bash", "pattern": "toString" } ] } }, "locations": { "/": "constructor" } }',
+        )
+    )
+    assert engine.evaluate(bash("toString", "/w")).action is Action.DENY
+    assert engine.evaluate(bash("valueOf", "/w")).action is Action.ALLOW
