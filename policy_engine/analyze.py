@@ -1,9 +1,7 @@
 """ToolCall -> atoms: the units the policy judges, each with the paths it touches and its doubts.
 
-A file tool is one atom with one access per path it names. A bash command is, for now, one atom
-whose command text is the whole line and which touches no path of its own, so that it is judged at
-the working directory, as pi-control judges a command without targets. The shell analysis replaces
-``bash_atoms`` with the real split into simple commands, accesses and doubts.
+A file tool is one atom with one access per path it names. A bash command is split by the shell
+analysis (``shell/``) into every simple command it can run, each with its own accesses and doubts.
 """
 
 from __future__ import annotations
@@ -16,12 +14,9 @@ from .paths import normalize
 from .tools import BASH, DEFAULTS_TO_CWD, SENSES, input_paths
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .model import ToolCall
-
-
-def bash_atoms(command: str) -> tuple[Atom, ...]:
-    """The whole command line as a single atom (stand-in for the shell analysis)."""
-    return (Atom(BASH, command.strip()),)
 
 
 def file_tool_atoms(call: ToolCall, home: str) -> tuple[Atom, ...]:
@@ -34,11 +29,11 @@ def file_tool_atoms(call: ToolCall, home: str) -> tuple[Atom, ...]:
     return (Atom(call.tool, None, accesses),)
 
 
-def atoms_of(call: ToolCall, home: str) -> tuple[Atom, ...]:
-    """The atoms of a tool call whose ``tool`` is already canonical."""
+def atoms_of(call: ToolCall, home: str, shell: Callable[[str, str], tuple[Atom, ...]]) -> tuple[Atom, ...]:
+    """The atoms of a tool call whose ``tool`` is already canonical; ``shell`` analyses bash lines."""
     if call.tool == BASH:
         command = call.input.get("command") if isinstance(call.input, Mapping) else None
         if not isinstance(command, str):
             return (Atom(BASH, "", doubts=("the bash call carries no command text",)),)
-        return bash_atoms(command)
+        return shell(command, call.cwd)
     return file_tool_atoms(call, home)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from .locations import location_directory, resolve_location
-from .model import Action, Verdict
+from .model import Action, Sense, Verdict
 from .paths import spellings
 from .protect import protections_hit
 from .rules import RuleBook
@@ -52,11 +52,10 @@ class LayerJudge:
         """Every verdict this layer gives on ``atom``: protections, policies per target, doubts."""
         layer = self.layer
         verdicts: list[Verdict] = []
-        targets: list[str] = []
+        targets: dict[str, Sense | None] = {}
         for access in atom.accesses:
             for path in spellings(access.path):
-                if path not in targets:
-                    targets.append(path)
+                targets.setdefault(path, access.sense)
                 for hit in protections_hit(layer.protection, path, context.home, context.project_root):
                     verdicts.append(
                         Verdict(
@@ -70,18 +69,28 @@ class LayerJudge:
                         )
                     )
         if not targets:
-            targets = list(context.spell(context.cwd))
-        policy_verdicts = [self._policy_verdict(atom, target, context) for target in targets]
-        verdicts += policy_verdicts
+            targets = dict.fromkeys(context.spell(context.cwd))
+        policy_verdicts = []
+        for target, sense in targets.items():
+            located = self._locate(target, context)
+            verdict = self._policy_verdict(atom, target, located)
+            policy_verdicts.append(verdict)
+            verdicts.append(verdict)
+            explicit = _EXPLICIT.get(sense) if atom.command is not None and sense is not None else None
+            if explicit is not None and located is not None:
+                found = self._explicit_verdict(atom, target, located, explicit)
+                if found is not None:
+                    verdicts.append(found)
         if atom.doubts and not _trusted_unanalyzed(policy_verdicts):
             action = layer.interpreter.unknown_action
+            first = next(iter(targets))
             verdicts += [
-                Verdict(action, "doubt", layer.name, atom, targets[0], detail=doubt) for doubt in atom.doubts
+                Verdict(action, "doubt", layer.name, atom, first, detail=doubt) for doubt in atom.doubts
             ]
         return verdicts
 
-    def _policy_verdict(self, atom: Atom, target: str, context: Context) -> Verdict:
-        layer = self.layer
+    def _locate(self, target: str, context: Context) -> tuple[str, str] | None:
+        """(policy name, location key or "defaultPolicy") for ``target``; None when nothing covers it."""
 
         def directories(index: int, entry: LocationEntry) -> tuple[str, ...]:
             found = self._directories.get((index, context.cwd))
@@ -90,13 +99,18 @@ class LayerJudge:
                 self._directories[index, context.cwd] = found
             return found
 
-        entry = resolve_location(layer.locations, target, directories)
+        entry = resolve_location(self.layer.locations, target, directories)
         if entry is not None:
-            name, where = entry.policy, entry.key
-        elif layer.default_policy is not None:
-            name, where = layer.default_policy, "defaultPolicy"
-        else:
+            return entry.policy, entry.key
+        if self.layer.default_policy is not None:
+            return self.layer.default_policy, "defaultPolicy"
+        return None
+
+    def _policy_verdict(self, atom: Atom, target: str, located: tuple[str, str] | None) -> Verdict:
+        layer = self.layer
+        if located is None:
             return Verdict(Action.ALLOW, "unrestricted", layer.name, atom, target)
+        name, where = located
         policy = layer.policies[name]
         winner, beaten = self._book(name).match(atom)
         if winner is None:
@@ -124,6 +138,36 @@ class LayerJudge:
             beaten,
         )
 
+    def _explicit_verdict(
+        self, atom: Atom, target: str, located: tuple[str, str], tool: str
+    ) -> Verdict | None:
+        """A bash read or write judged by the policy's explicit ``read``/``write`` rules, if it has any
+        (DESIGN.md: bash reads and writes are reads and writes)."""
+        name, where = located
+        rules = self._book(name).explicit(tool)
+        if not rules:
+            return None
+        rule = rules[0]
+        detail = f"the command's {tool} of this path is governed by the policy's {tool} rules"
+        return Verdict(
+            rule.action,
+            "rule",
+            self.layer.name,
+            atom,
+            target,
+            name,
+            where,
+            rule,
+            rule.origin,
+            rule.message,
+            rules[1:],
+            detail,
+        )
+
+
+# Which explicit tool rules govern a bash access of each sense.
+_EXPLICIT = {Sense.READ: "read", Sense.WRITE: "write", Sense.DELETE: "write"}
+
 
 def _trusted_unanalyzed(verdicts: list[Verdict]) -> bool:
     """An atom's doubts are waived when every policy verdict on it is an allow rule with allowUnanalyzed."""
@@ -133,8 +177,13 @@ def _trusted_unanalyzed(verdicts: list[Verdict]) -> bool:
     )
 
 
+# Among equally restrictive verdicts, the one that explains best decides: a protection or a rule
+# says more than a doubt, a doubt more than a policy's default.
+_EXPLAINS = {"protection": 4, "rule": 3, "doubt": 2, "default": 1, "unrestricted": 0}
+
+
 def combine(verdicts: list[Verdict]) -> Verdict | None:
-    """The most restrictive verdict (the first of equals), or None when there is none."""
+    """The most restrictive verdict (of equals, the best explained, then the first), or None."""
     if not verdicts:
         return None
-    return max(verdicts, key=lambda v: v.action)
+    return max(verdicts, key=lambda v: (v.action, _EXPLAINS[v.kind]))

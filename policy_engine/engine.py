@@ -6,10 +6,11 @@ import os
 from typing import TYPE_CHECKING
 
 from .analyze import atoms_of
+from .config.cache import cache_directory
 from .config.discover import discover, home_directory
 from .config.load import cache_enabled, load
 from .decide import Context, LayerJudge, combine
-from .model import Action, Decision, ToolCall, Verdict
+from .model import Action, Atom, Decision, ToolCall, Verdict
 from .paths import normalize, spellings
 from .reasons import reason
 from .tools import canonical_tool
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
     from .config.discover import Discovery
     from .policy import PolicySet
+    from .shell.analysis import Analyzer
 
 
 class Engine:
@@ -46,6 +48,18 @@ class Engine:
         self.home = os.path.normpath(home_directory(env))
         self._judges = [LayerJudge(layer) for layer in self.policy_set.layers]
         self._spelled: dict[str, tuple[str, ...]] = {}
+        self._cache_directory = cache_directory(env)
+        self._analyzer: Analyzer | None = None
+
+    def _shell(self, line: str, cwd: str) -> tuple[Atom, ...]:
+        """The atoms of a bash line (the shell analysis is loaded on the first bash call)."""
+        if self._analyzer is None:
+            from .shell.analysis import Analyzer
+            from .shell.knowledge import knowledge
+
+            depth = max(layer.interpreter.max_depth for layer in self.policy_set.layers)
+            self._analyzer = Analyzer(self.home, knowledge(self._cache_directory), depth)
+        return self._analyzer.atoms(line, cwd)
 
     def _spell(self, directory: str) -> tuple[str, ...]:
         found = self._spelled.get(directory)
@@ -62,7 +76,7 @@ class Engine:
         call = call._replace(tool=tool, cwd=cwd)
         context = Context(cwd, self.home, self.policy_set.project_root or cwd, self._spell)
         verdicts: list[Verdict] = []
-        for atom in atoms_of(call, self.home):
+        for atom in atoms_of(call, self.home, self._shell):
             for judge in self._judges:
                 verdicts += judge.judge(atom, context)
         decisive = combine(verdicts)

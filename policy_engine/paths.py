@@ -29,6 +29,11 @@ def normalize(path: str, cwd: str, home: str) -> str:
     path = expand_home(path, home)
     if not path.startswith("/"):
         path = cwd.rstrip("/") + "/" + path
+    return collapse(path)
+
+
+def collapse(path: str) -> str:
+    """An absolute path with ``.``, ``..`` and repeated slashes collapsed (lexically)."""
     normal = os.path.normpath(path)
     # POSIX keeps a leading "//" as implementation-defined; for policy purposes it is "/".
     return "/" + normal.lstrip("/")

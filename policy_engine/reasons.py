@@ -67,10 +67,16 @@ def reason(action: Action, decisive: Verdict | None, call: ToolCall) -> str:
     text = f"{head}: {why(decisive)}."
     if decisive.message and action is not Action.NUDGE:
         text += f" {decisive.message}"
-    if (
-        action is Action.DENY
-        and decisive.kind in ("protection", "rule", "default")
-        and decisive.atom.accesses
-    ):
+    if action is Action.DENY and _about_the_path(decisive):
         text += " The restriction is on the path, not on the tool: do not retry with another tool or command."
     return text
+
+
+def _about_the_path(verdict: Verdict) -> bool:
+    """Whether a deny is about the path rather than the command: a protected path, a file tool's
+    policy, or a bash read or write judged by the policy's explicit read/write rules."""
+    if verdict.kind == "protection":
+        return True
+    if verdict.kind in ("rule", "default") and verdict.atom.command is None:
+        return bool(verdict.atom.accesses)
+    return verdict.kind == "rule" and verdict.detail is not None

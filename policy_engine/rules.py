@@ -81,11 +81,21 @@ class RuleBook:
     whose literal prefix agrees with the command's first word.
     """
 
-    __slots__ = ("_tools", "rules")
+    __slots__ = ("_explicit", "_tools", "rules")
 
     def __init__(self, rules: tuple[CompiledRule, ...]) -> None:
         self.rules = rules
         self._tools: dict[str, _ToolRules] = {}
+        self._explicit: dict[str, tuple[CompiledRule, ...]] = {}
+
+    def explicit(self, tool: str) -> tuple[CompiledRule, ...]:
+        """The rules written for exactly ``tool`` (no glob, no pattern), in winning order."""
+        found = self._explicit.get(tool)
+        if found is None:
+            found = self._explicit[tool] = tuple(
+                r for r in self.rules if r.tool == tool and r.pattern is None
+            )
+        return found
 
     @classmethod
     def of(cls, policy: CompiledPolicy) -> RuleBook:

@@ -128,7 +128,7 @@ def test_a_well_formed_but_wrong_cache_is_rebuilt(sandbox: Sandbox) -> None:
     (cached,) = cache_files(sandbox)
     _, body = cached.read_bytes().split(b"\n", 1)
     data = json.loads(body)
-    data["policy_set"][0][0][3] = "not a dict of policies"
+    data["data"][0][0][3] = "not a dict of policies"
     body = json.dumps(data).encode()
     cached.write_bytes(f"{zlib.crc32(body):08x}\n".encode() + body)
     assert probe(sandbox, config, "rm x") == {

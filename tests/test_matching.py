@@ -175,7 +175,7 @@ def rules_engine(sandbox: Sandbox, rules: str, default: str = "deny"):
         ("git push origin main", Action.DENY),  # "git push*" (8) beats "git *"
         ("git", Action.DENY),  # "git *" needs the space: default
         ("gitk", Action.DENY),
-        ("git log\nrm -rf /", Action.ALLOW),  # * spans newlines (the shell analysis splits them)
+        ("git log --oneline\nrm -rf /", Action.DENY),  # two commands: each is judged
     ],
 )
 def test_most_specific_pattern_wins(sandbox: Sandbox, command: str, expected: Action) -> None:
@@ -200,8 +200,8 @@ def test_pattern_is_matched_literally_except_wildcards(sandbox: Sandbox) -> None
     engine = rules_engine(
         sandbox, r'{ "action": "allow", "tool": "bash", "pattern": "echo (a+b) [x] $y \\d." }'
     )
-    assert engine.evaluate(bash(r"echo (a+b) [x] $y \d.", "/w")).action is Action.ALLOW
-    assert engine.evaluate(bash(r"echo (aab) [x] $y \d.", "/w")).action is Action.DENY
+    assert engine.evaluate(bash(r"echo '(a+b)' '[x]' '$y' '\d.'", "/w")).action is Action.ALLOW
+    assert engine.evaluate(bash(r"echo '(aab)' '[x]' '$y' '\d.'", "/w")).action is Action.DENY
 
 
 @pytest.mark.parametrize(
@@ -375,8 +375,8 @@ def test_odd_calls_never_crash(sandbox: Sandbox) -> None:
     assert engine.evaluate(tool("bash", "/w", command=["not", "a", "string"])).action is Action.ASK
     assert engine.evaluate(ToolCall("bash", ["not a mapping"], "/w")).action is Action.ASK  # type: ignore[arg-type]
     assert engine.evaluate(tool("read", "/w", path=42)).action is Action.ALLOW  # no usable path: the cwd
-    assert engine.evaluate(bash("x" * 1_000_000, "/w")).action is Action.ALLOW
-    assert engine.evaluate(bash("rm \x00 -rf", "/w")).action is Action.ALLOW
+    assert engine.evaluate(bash("x" * 1_000_000, "/w")).action is Action.ASK  # too long to analyse
+    assert engine.evaluate(bash("rm \x00 -rf", "/w")).action is Action.ASK
 
 
 def test_relative_call_cwd_is_taken_from_the_engine_cwd(sandbox: Sandbox) -> None:

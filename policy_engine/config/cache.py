@@ -37,13 +37,14 @@ def cache_directory(env: dict[str, str] | Any) -> str:
     return os.path.join(xdg_directory(env, "XDG_CACHE_HOME", ".cache"), "policy-engine")
 
 
-def cache_file(directory: str, key: list[Any]) -> str:
+def cache_file(directory: str, key: list[Any], kind: str = "compiled") -> str:
+    """Where the artifact of ``kind`` compiled for ``key`` is cached."""
     crc = zlib.crc32(json.dumps(key, separators=(",", ":")).encode("utf-8"))
-    return os.path.join(directory, f"compiled-{crc:08x}.json")
+    return os.path.join(directory, f"{kind}-{crc:08x}.json")
 
 
-def read(path: str, key: list[Any]) -> PolicySet | None:
-    """The cached policy set for ``key``, or None if absent, stale or damaged in any way."""
+def read_json(path: str, key: list[Any]) -> Any:
+    """The data cached at ``path`` for ``key``, or None if absent, stale or damaged in any way."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
@@ -51,27 +52,41 @@ def read(path: str, key: list[Any]) -> PolicySet | None:
         if int(header, 16) != zlib.crc32(body):
             return None
         data = json.loads(body)
-        if data["key"] != key:
-            return None
-        return _policy_set(data["policy_set"])
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return data["data"] if data["key"] == key else None
+    except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def write(path: str, key: list[Any], policy_set: PolicySet) -> None:
-    """Store ``policy_set`` under ``key``; a cache that cannot be written is simply not used."""
-    body = json.dumps({"key": key, "policy_set": policy_set}, separators=(",", ":")).encode("utf-8")
+def write_json(path: str, key: list[Any], data: Any) -> None:
+    """Cache ``data`` under ``key``; a cache that cannot be written is simply not used."""
+    body = json.dumps({"key": key, "data": data}, separators=(",", ":")).encode("utf-8")
     try:
         atomic_write(path, f"{zlib.crc32(body):08x}\n" + body.decode("utf-8"))
-        _prune(os.path.dirname(path))
+        _prune(os.path.dirname(path), os.path.basename(path).split("-")[0])
     except OSError:
         pass
 
 
-def _prune(directory: str) -> None:
+def read(path: str, key: list[Any]) -> PolicySet | None:
+    """The cached policy set for ``key``, or None if absent, stale or damaged in any way."""
+    data = read_json(path, key)
+    if data is None:
+        return None
+    try:
+        return _policy_set(data)
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+def write(path: str, key: list[Any], policy_set: PolicySet) -> None:
+    """Store ``policy_set`` under ``key``."""
+    write_json(path, key, policy_set)
+
+
+def _prune(directory: str, kind: str) -> None:
     entries = []
     for name in os.listdir(directory):
-        if name.startswith("compiled-") and name.endswith(".json"):
+        if name.startswith(f"{kind}-") and name.endswith(".json"):
             path = os.path.join(directory, name)
             try:
                 entries.append((os.stat(path).st_mtime, path))

@@ -1,0 +1,1 @@
+"""Shell analysis: a bash command line -> the atoms it runs, with the paths each one touches."""

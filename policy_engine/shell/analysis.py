@@ -1,0 +1,143 @@
+"""A bash line -> atoms: every simple command it can run, after wrappers, with accesses and doubts.
+
+parse (tree-sitter) -> walk (commands in order, with their directory and input) -> for each
+command: redirects and environment prefixes, then its effects from the command knowledge; the
+commands and shell code it runs in turn (``sudo``, ``find -exec``, ``bash -c``, ``trap``...) are
+analysed the same way, one level deeper. Nothing here raises on any input: what cannot be analysed
+is a doubt, carried by an atom, so that it is judged conservatively.
+"""
+
+from __future__ import annotations
+
+import pwd
+from typing import TYPE_CHECKING
+
+from ..model import Access, Atom, Sense
+from ..tools import BASH
+from .effects import Context, command_effects, locate, resolve_name
+from .grammar import parser
+from .walk import Walker
+from .words import Variables, Word
+
+if TYPE_CHECKING:
+    from .knowledge import Knowledge
+    from .walk import Command, Stdin
+
+MAX_BYTES = 64 * 1024
+MAX_ATOMS = 2000
+WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
+
+
+def user_home(user: str) -> str | None:
+    """The home directory of ``user`` (for ``~user``), or None when there is no such user."""
+    try:
+        return pwd.getpwnam(user).pw_dir
+    except (KeyError, OSError):
+        return None
+
+
+class Analyzer:
+    """Turns bash lines into atoms. One per engine: it holds the home directory, the command
+    knowledge, and how deep nested shell code (``bash -c "bash -c ..."``) is followed."""
+
+    def __init__(self, home: str, knowledge: Knowledge, max_depth: int = 4) -> None:
+        self.home = home
+        self.knowledge = knowledge
+        self.max_depth = max_depth
+        self.variables = Variables(home, None, user_home)
+
+    def atoms(self, line: str, cwd: str) -> tuple[Atom, ...]:
+        """Every atom of ``line`` run in ``cwd``."""
+        if len(line.encode("utf-8", "replace")) > MAX_BYTES:
+            doubt = f"the command is longer than {MAX_BYTES // 1024} KB; it is not analysed"
+            return (Atom(BASH, " ".join(line.split())[:200], (), (doubt,)),)
+        try:
+            atoms = self._line(line, cwd, 0)
+        except (RecursionError, ValueError, MemoryError) as error:  # the analysis must never fail open
+            atoms = [
+                Atom(BASH, " ".join(line.split()), (), (f"the analysis failed ({type(error).__name__})",))
+            ]
+        if len(atoms) > MAX_ATOMS:
+            atoms = [
+                *atoms[:MAX_ATOMS],
+                Atom(BASH, "", (), ("the command runs too many commands to analyse",)),
+            ]
+        return tuple(atoms)
+
+    def _line(self, line: str, cwd: str | None, depth: int) -> list[Atom]:
+        source = line.encode("utf-8", "replace")
+        tree = parser("bash").parse(source)
+        walk = Walker(source, self.variables, self.knowledge).walk(tree.root_node, cwd)
+        atoms: list[Atom] = []
+        for command in walk.commands:
+            atoms += self._command(command, depth)
+        doubts = list(dict.fromkeys(walk.doubts))
+        if tree.root_node.has_error:
+            doubts.insert(0, "the command does not parse as bash; what it runs cannot be known")
+        text = " ".join(line.split())
+        if doubts:
+            atoms.append(Atom(BASH, text, (), tuple(doubts)))
+        if not atoms:  # nothing runs (an assignment, a comment): the line itself is judged
+            atoms.append(Atom(BASH, text, ()))
+        return atoms
+
+    def _command(self, command: Command, depth: int) -> list[Atom]:
+        accesses: list[Access] = []
+        doubts = list(command.doubts)
+        for name, value in command.assignments:
+            if self.knowledge.dangerous_variable(name, value.text if value.static else None):
+                doubts.append(f"sets {name}, which changes what the command runs")
+        for redirect in command.redirects:
+            if redirect.target is None or not redirect.target.static:
+                continue
+            sense = Sense.WRITE if redirect.operator in WRITE_OPERATORS else Sense.READ
+            if redirect.operator in ("<", ">", ">>", ">|", "&>", "&>>", ">&", "<&"):
+                access, doubt = locate(redirect.target, sense, command.cwd, self.home)
+                accesses += [access] if access else []
+                doubts += [doubt] if doubt else []
+        words = list(command.words) or [Word(":", True, False, ":")]
+        return self._run(words, command.cwd, command.stdin, depth, accesses, doubts)
+
+    def _run(
+        self,
+        words: list[Word],
+        cwd: str | None,
+        stdin: Stdin | None,
+        depth: int,
+        accesses: list[Access],
+        doubts: list[str],
+    ) -> list[Atom]:
+        """The atoms of one command: itself (unless a transparent wrapper) and whatever it runs."""
+        name_word = words[0]
+        entry = None
+        name = name_word.text
+        if not name_word.static:
+            doubts.append(f"the command name `{name_word.raw}` is computed at run time")
+        elif name_word.glob:
+            doubts.append(f"the command name `{name_word.raw}` is a pattern")
+        else:
+            name, is_file = resolve_name(name_word, self.knowledge)
+            if is_file:
+                access, doubt = locate(name_word, Sense.EXEC, cwd, self.home)
+                accesses += [access] if access else []
+                doubts += [doubt] if doubt else []
+            else:
+                entry = self.knowledge.entry(name)
+        effects = command_effects(name, entry, words, Context(cwd, self.home, self.knowledge, stdin))
+        text = " ".join([name, *(w.text for w in words[1:])])
+        own = Atom(BASH, text, tuple(accesses + effects.accesses), tuple(doubts + effects.doubts))
+        runs = effects.runs
+        atoms: list[Atom] = []
+        carried = not effects.atom and len(runs) == 1 and runs[0].code is None and not own.doubts
+        if not carried and (effects.atom or own.accesses or own.doubts):
+            atoms.append(own)
+        for run in runs:
+            if depth + 1 > self.max_depth:
+                atoms.append(Atom(BASH, text, (), (f"commands nest more than {self.max_depth} levels deep",)))
+                break
+            if run.code is not None:
+                atoms += self._line(run.code, run.cwd, depth + 1)
+            else:
+                inherited = list(own.accesses) if carried else []
+                atoms += self._run(list(run.words), run.cwd, stdin, depth + 1, inherited, list(run.doubts))
+        return atoms

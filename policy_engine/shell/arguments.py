@@ -1,0 +1,100 @@
+"""Reading a command's arguments as its option table says: options, their values, and operands.
+
+GNU style: ``-abc`` is three flags unless one of them takes a value (``-oFILE``, ``-o FILE``),
+``--name=value`` or ``--name value``, a unique prefix of a long option stands for it (as getopt
+allows), ``--`` ends the options, and options may follow operands unless ``posix`` (a wrapper stops
+at its command's name).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from .words import Word
+
+FLAG: dict[str, Any] = {}
+
+
+class Argument(NamedTuple):
+    """One parsed argument: an option (its spelling, its spec, its value if any) or an operand."""
+
+    option: str | None
+    spec: dict[str, Any]
+    value: Word | None
+    word: Word
+
+
+def spec_of(raw: str | dict[str, Any]) -> dict[str, Any]:
+    """An option spec in its object form: ``"write"`` is ``{"takes": "write"}``, ``"flag"`` is ``{}``."""
+    if isinstance(raw, dict):
+        return raw
+    return FLAG if raw == "flag" else {"takes": raw}
+
+
+def _long(options: dict[str, Any], name: str) -> tuple[str, dict[str, Any] | None]:
+    if name in options:
+        return name, spec_of(options[name])
+    candidates = [key for key in options if key.startswith(name) and key.startswith("--")]
+    if len(candidates) == 1:
+        return candidates[0], spec_of(options[candidates[0]])
+    return name, None
+
+
+def parse_arguments(
+    words: list[Word], options: dict[str, Any], *, posix: bool = False, old_style: bool = False
+) -> tuple[list[Argument], list[Word]]:
+    """(parsed arguments in order, the words left unread): parsing stops at the first operand when
+    ``posix``, and at an option that takes the rest of the words as a command."""
+    parsed: list[Argument] = []
+    index = 0
+    only_operands = False
+    while index < len(words):
+        word = words[index]
+        text = word.text
+        index += 1
+        if old_style and index == 1 and word.static and text[:1].isalpha():
+            text = "-" + text  # tar xzf: a first word without '-' is a cluster of options
+        if only_operands or not word.static or text == "-" or not text.startswith("-") or len(text) < 2:
+            if posix and not only_operands:
+                return parsed, words[index - 1 :]
+            parsed.append(Argument(None, FLAG, None, word))
+            continue
+        if text == "--":
+            only_operands = True
+            if posix:
+                return parsed, words[index:]
+            continue
+        if text.startswith("--"):
+            name, _, attached = text.partition("=")
+            name, spec = _long(options, name)
+            if spec is not None and spec.get("takes") == "command":
+                parsed.append(Argument(name, spec, None, word))
+                return parsed, words[index:]
+            value: Word | None = None
+            if "=" in text:
+                value = Word(attached, True, word.glob, word.raw)
+            elif spec is not None and spec.get("takes") and not spec.get("optional") and index < len(words):
+                value = words[index]
+                index += 1
+            parsed.append(Argument(name, spec if spec is not None else {"unknown": True}, value, word))
+            continue
+        for position in range(1, len(text)):
+            name = "-" + text[position]
+            spec = spec_of(options[name]) if name in options else FLAG
+            if spec.get("takes") == "command":  # the rest of the words are a command (fd -x ...)
+                parsed.append(Argument(name, spec, None, word))
+                return parsed, words[index:]
+            if spec.get("takes"):
+                rest = text[position + 1 :]
+                if rest:
+                    parsed.append(Argument(name, spec, Word(rest, True, word.glob, word.raw), word))
+                elif spec.get("optional"):
+                    parsed.append(Argument(name, spec, None, word))
+                elif index < len(words):
+                    parsed.append(Argument(name, spec, words[index], word))
+                    index += 1
+                else:
+                    parsed.append(Argument(name, spec, None, word))
+                break
+            parsed.append(Argument(name, spec, None, word))
+    return parsed, []

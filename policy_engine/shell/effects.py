@@ -1,0 +1,481 @@
+"""What one simple command does, from the command knowledge: the paths it reads, writes, deletes or
+runs, the commands and shell code it runs in turn, and what cannot be proven.
+
+Everything a command does is looked up in its entry of ``commands.jsonc`` (see
+``knowledge_schema.py``); the functions here only read that data. A command that is not known still
+touches its working directory in an unknown way, so that no read-only rule can ever cover it.
+"""
+
+from __future__ import annotations
+
+import os.path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..model import Access, Sense
+from ..paths import collapse
+from .arguments import Argument, parse_arguments, spec_of
+from .programs import awk_program, sed_script
+from .words import GLOB_CHARACTERS, Word
+
+if TYPE_CHECKING:
+    from .knowledge import Knowledge
+    from .walk import Stdin
+
+SENSES = {s.value: s for s in Sense}
+PSEUDO_FILES = (
+    "/dev/null",
+    "/dev/stdin",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/tty",
+    "/dev/zero",
+    "/dev/random",
+    "/dev/urandom",
+)
+HELP_OPTIONS = ("--help", "--version")
+
+
+class Run(NamedTuple):
+    """Something a command runs in turn: another command's words, or shell code."""
+
+    words: tuple[Word, ...] = ()
+    code: str | None = None
+    cwd: str | None = None
+    doubts: tuple[str, ...] = ()
+
+
+class Effects(NamedTuple):
+    """The accesses and doubts of a command, what it runs, and whether it is an atom of its own
+    (a transparent wrapper such as ``nice`` is not: only the command it runs is judged)."""
+
+    accesses: list[Access]
+    doubts: list[str]
+    runs: list[Run]
+    atom: bool = True
+
+
+class Context(NamedTuple):
+    """Where the command runs and what it reads on standard input."""
+
+    cwd: str | None
+    home: str
+    knowledge: Knowledge
+    stdin: Stdin | None
+
+
+def path_like(text: str) -> bool:
+    """Whether an operand of a command we know nothing about looks like a path."""
+    if not text or text.startswith("-") or "://" in text:
+        return False
+    return text.startswith(("/", "~", "./", "../")) or text in (".", "..") or "/" in text
+
+
+def locate(word: Word, sense: Sense, directory: str | None, home: str) -> tuple[Access | None, str | None]:
+    """The access ``word`` names, or why it cannot be located. A glob is judged at the directory
+    its static part names; ``/dev/null`` and the like are no access at all."""
+    if not word.static:
+        return None, f"cannot tell which file `{word.raw}` names (it is computed at run time)"
+    text = word.text
+    if word.glob:
+        static = []
+        for part in text.split("/"):
+            if any(c in GLOB_CHARACTERS for c in part):
+                break
+            static.append(part)
+        text = "/".join(static) or ("/" if text.startswith("/") else ".")
+    if text in ("-", "") or text.startswith(PSEUDO_FILES) or text.startswith("/dev/fd/"):
+        return None, None
+    if text.startswith("/"):
+        return Access(collapse(text), sense), None
+    if directory is None:
+        return None, f"cannot tell where `{word.raw}` is: the working directory is unknown after a cd"
+    return Access(collapse(directory.rstrip("/") + "/" + text), sense), None
+
+
+class _Collector:
+    """Accumulates the effects of one command."""
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+        self.accesses: list[Access] = []
+        self.doubts: list[str] = []
+        self.runs: list[Run] = []
+
+    def path(self, word: Word, sense: str, directory: str | None) -> None:
+        access, doubt = locate(word, SENSES[sense], directory, self.context.home)
+        if access is not None:
+            self.accesses.append(access)
+        if doubt is not None:
+            self.doubts.append(doubt)
+
+    def directory(self, directory: str | None, sense: str) -> None:
+        if directory is None:
+            self.doubts.append("the working directory is unknown after a cd")
+        else:
+            self.accesses.append(Access(directory, SENSES[sense]))
+
+    def code(self, word: Word | str, cwd: str | None, what: str) -> None:
+        if isinstance(word, str):
+            self.runs.append(Run(code=word, cwd=cwd))
+        elif word.static:
+            self.runs.append(Run(code=word.text, cwd=cwd))
+        else:
+            self.doubts.append(f"{what} is computed at run time")
+
+    def effects(self, atom: bool = True) -> Effects:
+        return Effects(self.accesses, self.doubts, self.runs, atom or bool(self.accesses or self.doubts))
+
+
+def _merged(entry: dict[str, Any], parsed: list[Argument]) -> dict[str, Any]:
+    """The entry with the changes of the options present (``sed -i`` makes operands writes)."""
+    for argument in parsed:
+        change = argument.spec.get("set")
+        if change:
+            options = {**entry.get("options", {}), **change.get("options", {})}
+            entry = {**entry, **change, "options": options}
+    return entry
+
+
+def _parse(
+    entry: dict[str, Any], words: list[Word], posix: bool
+) -> tuple[dict[str, Any], list[Argument], list[Word]]:
+    parsed, rest = parse_arguments(
+        words, entry.get("options", {}), posix=posix, old_style=entry.get("oldStyle", False)
+    )
+    changed = _merged(entry, parsed)
+    if changed is not entry:
+        parsed, rest = parse_arguments(
+            words, changed.get("options", {}), posix=posix, old_style=changed.get("oldStyle", False)
+        )
+    return changed, parsed, rest
+
+
+def is_help(words: list[Word]) -> bool:
+    """``tool [sub ...] --help`` or ``--version``: prints and exits, whatever the tool."""
+    if len(words) < 2 or not words[-1].static or words[-1].text not in HELP_OPTIONS:
+        return False
+    return all(w.static and not w.glob and "/" not in w.text and "=" not in w.text for w in words[1:-1])
+
+
+def command_effects(name: str, entry: dict[str, Any] | None, words: list[Word], context: Context) -> Effects:
+    """The effects of the command ``words`` (``words[0]`` is its name, resolved to ``name``)."""
+    collect = _Collector(context)
+    if is_help(words):
+        return collect.effects()
+    if entry is None:  # nothing is known: it may do anything where it runs
+        collect.directory(context.cwd, "unknown")
+        for word in words[1:]:
+            if word.static and path_like(word.text):
+                collect.path(word, "unknown", context.cwd)
+        return collect.effects()
+    _entry(collect, entry, words[1:], context.cwd)
+    return collect.effects(
+        atom=not (entry.get("wrapper") and not entry["wrapper"].get("judge")) and not entry.get("shell")
+    )
+
+
+def _entry(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
+    if entry.get("wrapper") is not None:
+        merged, parsed, rest = _parse(entry, args, posix=True)
+        if merged.get("wrapper") is not None:
+            _doubt(collect, merged)
+            _wrapper(collect, merged, parsed, rest, cwd)
+            return
+        entry = merged  # an option made it an ordinary command (command -v)
+    if (
+        not entry.get("subcommands")
+        and not entry.get("find")
+        and not entry.get("shell")
+        and not entry.get("interpreter")
+    ):
+        _plain(collect, entry, args, cwd)
+        return
+    _doubt(collect, entry)
+    if entry.get("shell"):
+        _shell(collect, entry, args, cwd)
+    elif entry.get("interpreter"):
+        _interpreter(collect, entry, args, cwd)
+    elif entry.get("find"):
+        _find(collect, entry, args, cwd)
+    else:
+        _subcommand(collect, entry, args, cwd)
+
+
+def _doubt(collect: _Collector, entry: dict[str, Any]) -> None:
+    if entry.get("doubt"):
+        collect.doubts.append(entry["doubt"])
+
+
+def _option_paths(
+    collect: _Collector, parsed: list[Argument], cwd: str | None
+) -> tuple[str | None, str | None]:
+    """Accesses and doubts of the options; returns (working directory, directory effects land in)."""
+    directory = into = cwd
+    for argument in parsed:
+        spec, value = argument.spec, argument.value
+        if spec.get("doubt"):
+            collect.doubts.append(spec["doubt"])
+        takes = spec.get("takes")
+        if spec.get("unknown") and value is not None and path_like(value.text):
+            collect.path(value, "unknown", directory)
+        if value is None or takes in (None, "value", "command"):
+            continue
+        if takes in ("cwd", "into"):
+            access, doubt = locate(value, Sense.READ, directory, collect.context.home)
+            target = access.path if access is not None else None
+            if doubt:
+                collect.doubts.append(doubt)
+            if takes == "cwd":
+                directory = into = target
+            else:
+                into = target
+        elif takes == "code":
+            collect.code(value, directory, f"the code given to {argument.option}")
+        else:
+            collect.path(value, takes, directory)
+    return directory, into
+
+
+def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
+    entry, parsed, rest = _parse(entry, args, posix=False)
+    _doubt(collect, entry)
+    directory, into = _option_paths(collect, parsed, cwd)
+    operands = [a.word for a in parsed if a.option is None] + rest
+    if entry.get("program"):
+        operands = _program(collect, entry["program"], parsed, operands, directory)
+    if "code" in entry:
+        _code_operand(collect, entry["code"], operands, directory)
+        operands = []
+    if entry.get("aliases"):
+        for word in operands:
+            name, equals, value = word.text.partition("=")
+            if equals:
+                collect.code(Word(value, word.static, False, word.raw), directory, f"the alias {name}")
+        operands = []
+    found_path = _operands(collect, entry, operands, directory)
+    if entry.get("implicit") and not found_path:
+        collect.directory(directory, entry["implicit"])
+    if entry.get("effect"):
+        collect.directory(into, entry["effect"])
+    if entry.get("withOperands") and operands:
+        collect.directory(into, entry["withOperands"])
+
+
+def _operands(
+    collect: _Collector, entry: dict[str, Any], operands: list[Word], directory: str | None
+) -> bool:
+    """Record the accesses of the operands; True when any operand is a path."""
+    kind = entry.get("operands", "unknown")
+    keyed = entry.get("keyed", {})
+    remote = entry.get("remote", False)
+    paths = []
+    for word in operands[entry.get("skip", 0) :]:
+        key, equals, value = word.text.partition("=")
+        if equals and key in keyed:
+            collect.path(Word(value, word.static, word.glob, word.raw), keyed[key], directory)
+            continue
+        if remote and word.static and ":" in word.text.split("/", 1)[0]:
+            continue  # host:path is on another machine
+        paths.append(word)
+    found = False
+    last = entry.get("last")
+    for index, word in enumerate(paths):
+        sense = last if last and index == len(paths) - 1 and len(paths) > 1 else kind
+        if sense == "text" or (
+            sense == "unknown" and not (word.static and path_like(word.text)) and word.static
+        ):
+            continue
+        collect.path(word, sense, directory)
+        found = True
+    return found
+
+
+def _code_operand(collect: _Collector, index: int, operands: list[Word], directory: str | None) -> None:
+    """The operand that is shell code (trap's first), or all of them joined (eval)."""
+    if index < 0:
+        if operands and all(w.static for w in operands):
+            collect.code(" ".join(w.text for w in operands), directory, "the evaluated string")
+        elif operands:
+            collect.doubts.append("the evaluated string is computed at run time")
+    elif index < len(operands) and not operands[index].text.startswith("-"):
+        collect.code(operands[index], directory, "the code")
+
+
+def _program(
+    collect: _Collector, language: str, parsed: list[Argument], operands: list[Word], directory: str | None
+) -> list[Word]:
+    """Check a sed or awk program; returns the operands that remain (the input files)."""
+    scripts = [
+        a.value
+        for a in parsed
+        if a.spec.get("takes") == "value" and a.option in ("-e", "--expression", "--source")
+    ]
+    if any(a.spec.get("takes") == "read" and a.option in ("-f", "--file") for a in parsed):
+        collect.doubts.append(f"the {language} program comes from a file this analysis does not read")
+    elif not scripts and operands:
+        scripts, operands = [operands[0]], operands[1:]
+    for script in scripts:
+        if script is None or not script.static:
+            collect.doubts.append(f"the {language} program is computed at run time")
+            continue
+        effects = sed_script(script.text) if language == "sed" else awk_program(script.text)
+        for target in effects.reads:
+            collect.path(Word(target, True, False, target), "read", directory)
+        for target in effects.writes:
+            collect.path(Word(target, True, False, target), "write", directory)
+        collect.doubts.extend(effects.doubts)
+    if language == "awk":  # NAME=value operands are variable assignments, not files
+        operands = [
+            w for w in operands if not (w.static and "=" in w.text and w.text.split("=")[0].isidentifier())
+        ]
+    return operands
+
+
+def _subcommand(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
+    _, parsed, rest = _parse(entry, args, posix=True)
+    directory, _ = _option_paths(collect, parsed, cwd)
+    if not rest:
+        base = {k: v for k, v in entry.items() if k != "subcommands"}
+        _plain(collect, base, [], directory)
+        return
+    name = rest[0]
+    subcommands = entry["subcommands"]
+    sub = subcommands.get(name.text) if name.static else None
+    if sub is None:
+        sub = subcommands.get("*")
+    if sub is None:
+        collect.directory(directory, "unknown")
+        for word in rest[1:]:
+            if word.static and path_like(word.text):
+                collect.path(word, "unknown", directory)
+        return
+    _entry(collect, sub, rest[1:], directory)
+
+
+def _wrapper(
+    collect: _Collector, entry: dict[str, Any], parsed: list[Argument], rest: list[Word], cwd: str | None
+) -> None:
+    wrapper = entry["wrapper"]
+    directory, _ = _option_paths(collect, parsed, cwd)
+    knowledge = collect.context.knowledge
+    if wrapper.get("assignments"):
+        while rest and rest[0].static and "=" in rest[0].text and rest[0].text.split("=")[0].isidentifier():
+            name, _, value = rest[0].text.partition("=")
+            if knowledge.dangerous_variable(name, value):
+                collect.doubts.append(f"sets {name}, which changes what the command runs")
+            rest = rest[1:]
+    rest = rest[wrapper.get("positionals", 0) :]
+    for end in wrapper.get("end", []):
+        rest = rest[: next((i for i, w in enumerate(rest) if w.text == end), len(rest))]
+    if not rest:
+        return
+    doubts = (
+        ("its arguments come from standard input, so what it runs is unknown",)
+        if wrapper.get("stdin")
+        else ()
+    )
+    if wrapper.get("shellString"):
+        if all(w.static for w in rest):
+            collect.code(" ".join(w.text for w in rest), directory, "the command")
+        else:
+            collect.doubts.append("the command it runs is computed at run time")
+        return
+    collect.runs.append(Run(tuple(rest), None, directory, doubts))
+
+
+def _shell(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
+    words = []
+    skip = False
+    for word in args:  # +o option / +O option: bash's "unset" spellings take a value
+        if skip:
+            skip = False
+        elif word.static and word.text.startswith("+"):
+            skip = word.text in ("+o", "+O")
+        else:
+            words.append(word)
+    _, parsed, rest = _parse(entry, words, posix=True)
+    _option_paths(collect, parsed, cwd)
+    if any(a.option == "-c" for a in parsed):
+        if rest:
+            collect.code(rest[0], cwd, "the shell code")
+        return
+    stdin = collect.context.stdin
+    if rest and not any(a.option == "-s" for a in parsed):
+        collect.path(rest[0], "exec", cwd)
+        collect.doubts.append(f"runs the script `{rest[0].raw}`, whose commands are not analysed")
+    elif stdin is not None and stdin.kind in ("heredoc", "herestring") and stdin.text is not None:
+        collect.doubts.append(f"a shell reads commands from a {stdin.kind}")
+        collect.code(stdin.text, cwd, "the shell input")
+    elif stdin is not None:
+        collect.doubts.append(f"a shell reads commands from a {stdin.kind}, which this analysis cannot see")
+    else:
+        collect.doubts.append("starts an interactive shell")
+
+
+def _interpreter(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
+    language = entry["interpreter"]
+    _, parsed, rest = _parse(entry, args, posix=True)
+    _option_paths(collect, parsed, cwd)
+    informational = {"--version", "-V", "--help", "-h", "-v", "-version"}
+    if not rest and parsed and all(a.option in informational for a in parsed):
+        return
+    if rest and rest[0].text != "-":
+        collect.path(rest[0], "exec", cwd)
+    collect.doubts.append(f"runs {language} code, which this analysis does not read")
+
+
+def _find(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
+    index = 0
+    roots: list[Word] = []
+    while index < len(args) and not (
+        args[index].static and (args[index].text[:1] in "-(!)" and args[index].text)
+    ):
+        roots.append(args[index])
+        index += 1
+    roots = roots or [Word(".", True, False, ".")]
+    for root in roots:
+        collect.path(root, "read", cwd)
+    primaries = entry.get("options", {})
+    while index < len(args):
+        word = args[index]
+        index += 1
+        spec = spec_of(primaries.get(word.text, "flag")) if word.static else {}
+        if spec.get("doubt"):
+            collect.doubts.append(spec["doubt"])
+        change = spec.get("set") or {}
+        if change.get("effect"):
+            for root in roots:
+                collect.path(root, change["effect"], cwd)
+        takes = spec.get("takes")
+        if takes == "command":
+            end = next((i for i in range(index, len(args)) if args[i].text in (";", "+")), len(args))
+            inner = args[index:end]
+            index = end + 1
+            for root in roots:
+                replaced = tuple(
+                    Word(w.text.replace("{}", root.text), w.static and root.static, w.glob, w.raw)
+                    if "{}" in w.text
+                    else w
+                    for w in inner
+                )
+                if replaced:
+                    collect.runs.append(Run(replaced, None, cwd))
+        elif takes and index < len(args):
+            value = args[index]
+            index += 1
+            if takes not in ("value", "cwd", "into", "code"):
+                collect.path(value, takes, cwd)
+
+
+def resolve_name(word: Word, knowledge: Knowledge) -> tuple[str, bool]:
+    """(the name a command is judged by, whether it names a file to run rather than a command).
+
+    ``/bin/rm`` and ``/usr/bin/git`` are ``rm`` and ``git``; ``./git`` and ``/tmp/evil/git`` stay paths.
+    """
+    text = word.text
+    if "/" not in text:
+        return text, False
+    directory, base = os.path.split(text)
+    if directory in knowledge.bin_directories:
+        return base, False
+    return text, True

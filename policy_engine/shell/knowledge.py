@@ -1,0 +1,93 @@
+"""Command knowledge: which operands and options of a command read, write, delete or run something.
+
+The knowledge is data (``commands.jsonc`` beside this module, described by ``CommandEntry`` below).
+It is validated and compiled once, on the first bash call after it changes, into the same kind of
+plain-JSON cache as policies; a hook process then loads it with ``json`` alone.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from typing import Any
+
+from ..config import cache as compiled_cache
+from ..version import __version__
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "commands.jsonc")
+FORMAT = 1
+
+
+class Knowledge:
+    """The compiled knowledge: command entries by name, dangerous variables, system bin directories."""
+
+    __slots__ = ("aliases", "bin_directories", "commands", "variables")
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.commands: dict[str, dict[str, Any]] = data["commands"]
+        self.aliases: dict[str, str] = data["aliases"]
+        self.variables: dict[str, list[str] | None] = data["dangerousVariables"]
+        self.bin_directories: frozenset[str] = frozenset(data["binDirectories"])
+
+    def entry(self, name: str) -> dict[str, Any] | None:
+        """The entry for a command name (``python3.12`` finds ``python`` through an alias)."""
+        found = self.commands.get(name)
+        if found is not None:
+            return found
+        alias = self.aliases.get(name)
+        if alias is None:
+            stem = name.rstrip("0123456789.")
+            alias = self.aliases.get(stem) or (stem if stem != name and stem in self.commands else None)
+        return self.commands.get(alias) if alias else None
+
+    def dangerous_variable(self, name: str, value: str | None) -> bool:
+        """Whether setting ``name`` (to ``value``, if known) can change what a command runs."""
+        if name in self.variables:
+            safe = self.variables[name]
+            return safe is None or value is None or value not in safe
+        return any(key.endswith("*") and name.startswith(key[:-1]) for key in self.variables)
+
+
+@cache
+def knowledge(cache_directory: str | None = None) -> Knowledge:
+    """The knowledge, from the compiled cache in ``cache_directory`` (default: the user's) when the
+    data file is unchanged."""
+    with open(DATA, encoding="utf-8") as handle:
+        text = handle.read()
+    key = [__version__, FORMAT, text]
+    directory = cache_directory or compiled_cache.cache_directory(os.environ)
+    path = compiled_cache.cache_file(directory, key, "knowledge")
+    data = compiled_cache.read_json(path, key)
+    if data is None:
+        data = compile_knowledge(text)
+        compiled_cache.write_json(path, key, data)
+    return Knowledge(data)
+
+
+def compile_knowledge(text: str) -> dict[str, Any]:
+    """Validate the knowledge data file and return its plain form (imports json5 and pydantic)."""
+    from ..config.jsonc import parse
+    from .knowledge_schema import KnowledgeFile
+
+    document = parse(text, DATA)
+    data = KnowledgeFile.model_validate(document.data).model_dump(exclude_unset=True, by_alias=True)
+    for entry in data["commands"].values():
+        _resolve_shared(entry)
+    data.setdefault("aliases", {})
+    data.setdefault("dangerousVariables", {})
+    data.setdefault("binDirectories", [])
+    return data
+
+
+def _resolve_shared(entry: dict[str, Any]) -> None:
+    """Replace ``"show": "log"`` subcommand references with the entry they name."""
+    subcommands = entry.get("subcommands")
+    if not subcommands:
+        return
+    for name, value in subcommands.items():
+        if isinstance(value, str):
+            if not isinstance(subcommands.get(value), dict):
+                raise ValueError(f"subcommand {name!r} refers to {value!r}, which is not an entry beside it")
+            subcommands[name] = subcommands[value]
+        else:
+            _resolve_shared(value)

@@ -1,0 +1,114 @@
+"""The schema of ``commands.jsonc``, the command knowledge (pydantic; used only when it is compiled).
+
+A command's **operands** are its non-option arguments; each has a sense: ``read``, ``write``,
+``delete``, ``exec`` (runs the file), ``unknown`` (only path-like operands count, with no known
+sense) or ``text`` (not paths at all). Options are given GNU-style (``-o FILE``, ``-oFILE``,
+``--output=FILE``, ``--output FILE``) and mean what their entry says.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Sense = Literal["read", "write", "delete", "exec", "unknown"]
+OperandKind = Literal["read", "write", "delete", "exec", "unknown", "text"]
+Takes = Literal["value", "read", "write", "delete", "exec", "cwd", "into", "code", "command"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", populate_by_name=True)
+
+
+class Option(_Strict):
+    """What an option means, when a single word (``OptionKind``) does not say enough."""
+
+    takes: Takes | None = Field(
+        default=None,
+        description="The option's argument: a plain value, a path with a sense, a directory that "
+        "relative paths (cwd) or the command's effect (into) are taken from, shell code (code), "
+        "or a command made of the remaining words (command). Absent: a flag.",
+    )
+    optional: bool = Field(default=False, description="The argument is only given attached (-i.bak, --x=y).")
+    set: Entry | None = Field(
+        default=None, description="Fields of the command's entry that change when the option is present."
+    )
+    doubt: str | None = Field(default=None, description="Why the option makes the command unprovable.")
+
+
+# A single word: "flag" (no argument), or what ``Option.takes`` says the argument is.
+OptionKind = Literal["flag", "value", "read", "write", "delete", "exec", "cwd", "into", "code", "command"]
+
+
+class Wrapper(_Strict):
+    """A command that runs another command given in its arguments."""
+
+    judge: bool = Field(default=False, description="The wrapper is judged too (sudo: privilege).")
+    positionals: int = Field(default=0, description="Arguments before the command (timeout's duration).")
+    assignments: bool = Field(default=False, description="NAME=value words may come first (env).")
+    stdin: bool = Field(default=False, description="The command's operands come from input (xargs).")
+    shellString: bool = Field(default=False, description="The remaining words are run as shell code (watch).")
+    end: list[str] = Field(default_factory=list, description="Words that end the command (parallel's :::).")
+
+
+class Entry(_Strict):
+    """Knowledge about one command (or subcommand)."""
+
+    description: str | None = None
+    operands: OperandKind = "unknown"
+    skip: int = Field(default=0, description="Leading operands that are not paths (a pattern, a mode).")
+    last: Sense | None = Field(
+        default=None, description="Sense of the last operand when there are two or more."
+    )
+    implicit: Sense | None = Field(
+        default=None, description="Without path operands, the command touches its directory so (ls)."
+    )
+    effect: Sense | None = Field(
+        default=None, description="Whatever its operands, the command touches its directory so (git commit)."
+    )
+    withOperands: Sense | None = Field(
+        default=None, description="With at least one operand, the command touches its directory so."
+    )
+    keyed: dict[str, Sense] = Field(default_factory=dict, description="key=PATH operands (dd's if=, of=).")
+    remote: bool = Field(default=False, description="host:path operands are remote, not local (scp, rsync).")
+    oldStyle: bool = Field(
+        default=False, description="A first argument without '-' is a cluster of options (tar xzf)."
+    )
+    options: dict[str, OptionKind | Option] = Field(default_factory=dict)
+    subcommands: dict[str, Entry | str] | None = Field(
+        default=None,
+        description='The first operand names a subcommand; "*" is any other subcommand. A string '
+        "value names a sibling subcommand whose entry it shares (git show is like git log).",
+    )
+    doubt: str | None = Field(default=None, description="Why this command can never be proven safe.")
+    wrapper: Wrapper | None = None
+    shell: bool = Field(
+        default=False, description="A shell: -c CODE, a script, or commands on standard input."
+    )
+    interpreter: str | None = Field(default=None, description="The language of code this command runs.")
+    program: Literal["sed", "awk"] | None = Field(
+        default=None, description="The first operand (or -e/-f) is a program whose effects are checked."
+    )
+    find: bool = Field(default=False, description="find's syntax: roots, then an expression with actions.")
+    code: int | None = Field(default=None, description="Index of the operand that is shell code (trap).")
+    aliases: bool = Field(
+        default=False, description="Operands are name=value with shell code values (alias)."
+    )
+
+
+Option.model_rebuild()
+Entry.model_rebuild()
+
+
+class KnowledgeFile(_Strict):
+    """``commands.jsonc``."""
+
+    commands: dict[str, Entry]
+    aliases: dict[str, str] = Field(default_factory=dict, description="Command names that share an entry.")
+    dangerousVariables: dict[str, list[str] | None] = Field(
+        default_factory=dict,
+        description="Variables that change what a command runs; a list names values that are safe. "
+        'A trailing "*" matches a prefix (GIT_*).',
+    )
+    binDirectories: list[str] = Field(default_factory=list, description="/bin/rm is judged as rm.")

@@ -1,0 +1,129 @@
+"""The small languages of sed and awk: what a script can do besides reading its input.
+
+A sed script can write files (``w``, ``s///w``) and run commands (``e``, ``s///e``); an awk program
+can run commands (``system()``, ``print | "cmd"``, ``"cmd" | getline``) and write files
+(``print > "file"``). These checks find every such construct and report it; a script they cannot
+read is a doubt, never "harmless".
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+
+class ScriptEffects(NamedTuple):
+    """Files a script reads and writes (as written in it), and why it cannot be proven harmless."""
+
+    reads: list[str]
+    writes: list[str]
+    doubts: list[str]
+
+
+_SED_SIMPLE = set("dDgGhHlnNpPqQxz=F")
+_SED_TEXT = set("aic")
+_SED_LABEL = set("btT:")
+_SED_FILE = {"r": "read", "R": "read", "w": "write", "W": "write"}
+
+
+def sed_script(script: str) -> ScriptEffects:
+    """What a sed script does besides editing the stream."""
+    effects = ScriptEffects([], [], [])
+    position = 0
+    length = len(script)
+
+    def rest_of_line() -> str:
+        nonlocal position
+        end = script.find("\n", position)
+        end = length if end < 0 else end
+        text = script[position:end].strip()
+        position = end + 1
+        return text
+
+    while position < length:
+        char = script[position]
+        if char in " \t\n;}{!":
+            position += 1
+            continue
+        if char.isdigit() or char in "$,~+":  # addresses and ranges
+            position += 1
+            continue
+        if char == "/" or char == "\\":  # /regex/ or \cregexc addresses
+            delimiter = script[position + 1] if char == "\\" and position + 1 < length else "/"
+            position = _skip_delimited(script, position + (2 if char == "\\" else 1), delimiter)
+            while position < length and script[position] in "IM":
+                position += 1
+            continue
+        position += 1
+        if char == "#":
+            rest_of_line()
+        elif char in _SED_SIMPLE:
+            continue
+        elif char in _SED_TEXT:  # a, i, c: the text runs to the end of the line
+            rest_of_line()
+        elif char in _SED_LABEL:  # b, t, T, : take a label up to ; or the end of the line
+            while position < length and script[position] not in ";\n":
+                position += 1
+        elif char in _SED_FILE:
+            target = rest_of_line()
+            (effects.reads if _SED_FILE[char] == "read" else effects.writes).append(target)
+        elif char == "e":
+            effects.doubts.append("the sed script runs a shell command (e)")
+            rest_of_line()
+        elif char in "sy":
+            if position >= length:
+                effects.doubts.append("the sed script does not parse")
+                break
+            delimiter = script[position]
+            position = _skip_delimited(script, position + 1, delimiter)
+            position = _skip_delimited(script, position, delimiter)
+            if char == "s":
+                flags_start = position
+                while position < length and (script[position].isalnum() or script[position] in "gpIiMme"):
+                    if script[position] == "w":
+                        position += 1
+                        effects.writes.append(rest_of_line())
+                        break
+                    position += 1
+                if "e" in script[flags_start:position]:
+                    effects.doubts.append("the sed script runs the result of a substitution (s///e)")
+        else:
+            effects.doubts.append(f"the sed script uses a command this analysis does not know ({char!r})")
+            break
+    return effects
+
+
+def _skip_delimited(script: str, position: int, delimiter: str) -> int:
+    """The position after the next unescaped ``delimiter``."""
+    while position < len(script):
+        char = script[position]
+        if char == "\\":
+            position += 2
+            continue
+        position += 1
+        if char == delimiter:
+            break
+    return position
+
+
+_AWK_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"|/(?:[^/\\\n]|\\.)+/')
+_AWK_SYSTEM = re.compile(r"\bsystem\s*\(")
+_AWK_PIPE = re.compile(r"(?<!\|)\|(?!\|)")
+_AWK_GETLINE = re.compile(r"\bgetline\b")
+_AWK_REDIRECT = re.compile(r"\bprintf?\b[^;{}\n]*?>")
+
+
+def awk_program(program: str) -> ScriptEffects:
+    """What an awk program does besides reading its input and printing."""
+    effects = ScriptEffects([], [], [])
+    # String and regex literals may hold any of the characters looked for below.
+    code = _AWK_STRINGS.sub('""', program)
+    if _AWK_SYSTEM.search(code):
+        effects.doubts.append("the awk program runs a shell command (system)")
+    if _AWK_PIPE.search(code):
+        effects.doubts.append("the awk program pipes to or from a command (|)")
+    if _AWK_GETLINE.search(code):
+        effects.doubts.append("the awk program reads with getline")
+    if _AWK_REDIRECT.search(code):
+        effects.doubts.append("the awk program prints into a file (>)")
+    return effects

@@ -1,0 +1,436 @@
+"""The tree walk: a parsed bash line -> every simple command it can run, in order, with its context.
+
+Statements are dispatched by node type (``_STATEMENTS``). Every command and process substitution is
+found wherever it hides — in double quotes, ``${...}``, arithmetic, redirect targets, heredoc bodies,
+test operands, assignment values, case and for words — and walked as commands of its own. The
+working directory is followed through ``cd``/``pushd``/``popd``: sequentially through lists, not out
+of subshells, pipelines or substitutions, and into "unknown" when a branch or loop may change it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..paths import normalize
+from .words import Variables, Word, words_of
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from tree_sitter import Node
+
+    from .knowledge import Knowledge
+
+MAX_NESTING = 48  # statements and substitutions nested deeper than this are not followed
+
+
+class Redirect(NamedTuple):
+    """A redirection: its operator (``>``, ``>>``, ``<``, ``&>``, ``>&``...), file descriptor, and target
+    (None for a descriptor duplication or close)."""
+
+    operator: str
+    descriptor: str | None
+    target: Word | None
+
+
+class Stdin(NamedTuple):
+    """What a command reads on standard input, when it is more than the terminal: ``pipe``,
+    ``heredoc`` or ``herestring`` (``text`` is the body when it is static) or ``file``."""
+
+    kind: str
+    text: str | None = None
+
+
+class Command(NamedTuple):
+    """A simple command as bash would run it (before wrappers are looked through)."""
+
+    words: tuple[Word, ...]
+    assignments: tuple[tuple[str, Word], ...]
+    redirects: tuple[Redirect, ...]
+    cwd: str | None
+    stdin: Stdin | None
+    depth: int
+    doubts: tuple[str, ...]
+    text: str
+
+
+class Walk(NamedTuple):
+    """Everything a line runs, plus what the walk itself could not follow."""
+
+    commands: list[Command]
+    doubts: list[str]
+
+
+class _State:
+    """The shell's working directory (None: unknown) and its pushd stack, as the walk goes."""
+
+    __slots__ = ("cwd", "previous", "stack")
+
+    def __init__(
+        self, cwd: str | None, previous: str | None = None, stack: tuple[str | None, ...] = ()
+    ) -> None:
+        self.cwd = cwd
+        self.previous = previous
+        self.stack = stack
+
+    def copy(self) -> _State:
+        return _State(self.cwd, self.previous, self.stack)
+
+    def same_as(self, other: _State) -> bool:
+        return self.cwd == other.cwd and self.stack == other.stack
+
+
+_DANGEROUS_TARGET = "cannot tell where a redirect writes (its target is dynamic)"
+
+
+class Walker:
+    """Walks one parsed line; ``variables`` resolve ``~``, ``$HOME`` and the target of ``cd``."""
+
+    def __init__(self, source: bytes, variables: Variables, knowledge: Knowledge, depth: int = 0) -> None:
+        self.source = source
+        self.variables = variables
+        self.knowledge = knowledge
+        self.base_depth = depth
+        self.commands: list[Command] = []
+        self.doubts: list[str] = []
+
+    # -- entry points ---------------------------------------------------------------------------
+
+    def walk(self, root: Node, cwd: str | None) -> Walk:
+        self._statement(root, _State(cwd), self.base_depth)
+        return Walk(self.commands, self.doubts)
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def _text(self, node: Node) -> str:
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def _words(self, node: Node, state: _State) -> list[Word]:
+        variables = self.variables._replace(cwd=state.cwd)
+        return words_of(node, self.source, variables)
+
+    def _too_deep(self, depth: int) -> bool:
+        if depth > MAX_NESTING:
+            self.doubts.append(
+                f"the command nests deeper than {MAX_NESTING} levels; the rest is not analysed"
+            )
+            return True
+        return False
+
+    def _nested(self, node: Node, state: _State, depth: int) -> None:
+        """Walk the substitutions anywhere below ``node`` (not a statement itself) as commands."""
+        pending = [node]
+        while pending:
+            current = pending.pop()
+            if current.type in ("command_substitution", "process_substitution"):
+                if not self._too_deep(depth + 1):
+                    for child in current.named_children:
+                        self._statement(child, state.copy(), depth + 1)
+            elif current.type in _STATEMENTS and current is not node and current.type != "ERROR":
+                self._statement(current, state.copy(), depth + 1)
+            else:
+                pending.extend(reversed(current.children))
+
+    # -- statements -----------------------------------------------------------------------------
+
+    def _statement(self, node: Node, state: _State, depth: int, stdin: Stdin | None = None) -> None:
+        if self._too_deep(depth):
+            return
+        handler = _STATEMENTS.get(node.type)
+        if handler is None:
+            if node.is_named and node.type not in _IGNORED:
+                self.doubts.append(f"unsupported shell construct: {node.type}")
+            self._nested(node, state, depth)
+            return
+        handler(self, node, state, depth, stdin)
+
+    def _sequence(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
+        """Statements one after another (``;``, ``&``, newlines); ``&`` runs its left side apart."""
+        children = node.children
+        for index, child in enumerate(children):
+            if not child.is_named or child.type == "comment":
+                continue
+            following = children[index + 1].type if index + 1 < len(children) else ""
+            if following == "&":
+                self._statement(child, state.copy(), depth)
+            else:
+                self._statement(child, state, depth)
+
+    def _list(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
+        """``a && b || c``, flattened (the grammar nests it to the left, as deep as the chain is long)."""
+        items: list[Node | str] = []
+        pending: list[Node | str] = [node]
+        while pending:
+            current = pending.pop()
+            if isinstance(current, str) or current.type != "list":
+                items.append(current)
+                continue
+            pending.extend(reversed([c if c.is_named else c.type for c in current.children]))
+        before = state.copy()
+        for item in items:
+            if isinstance(item, str):
+                if item == "||":  # the right side runs when the left failed, e.g. a cd that failed
+                    state.cwd, state.previous, state.stack = before.cwd, before.previous, before.stack
+                continue
+            before = state.copy()
+            self._statement(item, state, depth, stdin)
+
+    def _pipeline(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
+        """Each stage runs in a subshell; every stage after a ``|`` reads the pipe."""
+        piped = False
+        for child in node.children:
+            if child.type in ("|", "|&"):
+                piped = True
+            elif child.is_named:
+                self._statement(child, state.copy(), depth, Stdin("pipe") if piped else stdin)
+
+    def _subshell(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
+        self._sequence(node, state.copy(), depth, None)
+
+    def _block(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
+        """Statements in the current shell; words among them (case patterns...) may hide substitutions."""
+        for child in node.named_children:
+            if child.type in _STATEMENTS:
+                self._statement(child, state, depth, stdin)
+            else:
+                self._nested(child, state, depth)
+
+    def _branching(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
+        """if / case / loops: a body may run or not, so a cd inside leaves the directory unknown."""
+        start = state.copy()
+        self._block(node, state, depth, stdin)
+        if not state.same_as(start):
+            state.cwd, state.stack = None, ()
+
+    def _function(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
+        """A function body is judged where it is defined; defining it changes nothing."""
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self._statement(body, state.copy(), depth)
+
+    def _redirected(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
+        body = node.child_by_field_name("body")
+        redirects = [c for c in node.children if c.is_named and c.type != "ERROR" and c is not body]
+        if any(c.type == "ERROR" for c in node.children):
+            self.doubts.append("a redirection does not parse")
+        extra: list[Word] = []
+        if body is not None and redirects:
+            # The grammar drops a bare word between a command and its heredoc (`python3 - <<EOF`).
+            gap = self.source[body.end_byte : redirects[0].start_byte].decode("utf-8", "replace").split()
+            extra = [Word(part, True, False, part) for part in gap]
+        if body is None:  # `> file` alone truncates it
+            self._emit(node, [], [], redirects, state, depth, stdin)
+        elif body.type == "command":
+            self._command(body, state, depth, stdin, redirects, extra)
+        else:
+            for redirect in redirects:
+                self._nested(redirect, state, depth)
+            self._statement(body, state, depth, stdin)
+            # The files a compound statement's redirects read or write: an atom of their own, as `:`.
+            self._emit(node, [], [], redirects, state, depth, None)
+
+    def _assignment(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
+        """``NAME=value`` on its own: no command runs, but the value may hold substitutions, and
+        setting a variable that changes what later commands run is a doubt."""
+        self._nested(node, state, depth)
+        name = node.child_by_field_name("name")
+        if name is not None:
+            self._check_assignment(self._text(name))
+
+    def _check_assignment(self, name: str) -> None:
+        if self.knowledge.dangerous_variable(name, None):
+            self.doubts.append(f"sets {name}, which changes what later commands run")
+
+    def _declaration(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
+        """export / declare / local / readonly: like assignments."""
+        self._nested(node, state, depth)
+        for child in node.named_children:
+            if (
+                child.type == "variable_assignment"
+                and (name := child.child_by_field_name("name")) is not None
+            ):
+                self._check_assignment(self._text(name))
+
+    def _error(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
+        """Unparsable text: the commands tree-sitter still recognised inside are walked all the same."""
+        for child in node.named_children:
+            if child.type in _STATEMENTS:
+                self._statement(child, state, depth, stdin)
+            else:
+                self._nested(child, state, depth)
+
+    def _nested_only(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
+        self._nested(node, state, depth)
+
+    # -- commands -------------------------------------------------------------------------------
+
+    def _command(
+        self,
+        node: Node,
+        state: _State,
+        depth: int,
+        stdin: Stdin | None,
+        outer_redirects: list[Node] | None = None,
+        extra: list[Word] | None = None,
+    ) -> None:
+        assignments: list[Node] = []
+        words: list[Node] = []
+        redirects: list[Node] = []
+        for index, child in enumerate(node.children):
+            field = node.field_name_for_child(index)
+            if child.type == "variable_assignment":
+                assignments.append(child)
+            elif field == "redirect" or child.type.endswith("_redirect"):
+                redirects.append(child)
+            elif field in ("name", "argument"):
+                words.append(child.named_children[0] if child.type == "command_name" else child)
+            elif child.type == "ERROR":
+                self.doubts.append("part of a command does not parse")
+                self._nested(child, state, depth)
+        redirects += outer_redirects or []
+        for part in (*assignments, *words):
+            self._nested(part, state, depth)
+        for redirect in redirects:
+            self._nested(redirect, state, depth)
+        self._emit(node, words, assignments, redirects, state, depth, stdin, extra or [])
+
+    def _emit(
+        self,
+        node: Node,
+        word_nodes: list[Node],
+        assignment_nodes: list[Node],
+        redirect_nodes: list[Node],
+        state: _State,
+        depth: int,
+        stdin: Stdin | None,
+        extra: list[Word] | None = None,
+    ) -> None:
+        words = [word for part in word_nodes for word in self._words(part, state)]
+        if extra:
+            words[1:1] = extra
+        assignments = []
+        for child in assignment_nodes:
+            name = child.child_by_field_name("name")
+            value = child.child_by_field_name("value")
+            word = self._words(value, state)[0] if value is not None else Word("", True, False, "")
+            assignments.append((self._text(name) if name is not None else "", word))
+        doubts: list[str] = []
+        redirects = []
+        for child in redirect_nodes:
+            redirect = self._redirect(child, state)
+            if redirect is None:
+                continue
+            redirects.append(redirect)
+            if redirect.target is not None and not redirect.target.static:
+                doubts.append(_DANGEROUS_TARGET)
+            if child.type == "heredoc_redirect":
+                stdin = self._heredoc(child)
+            elif child.type == "herestring_redirect":
+                stdin = Stdin(
+                    "herestring", redirect.target.text if redirect.target and redirect.target.static else None
+                )
+            elif redirect.operator == "<" and redirect.target is not None and stdin is None:
+                stdin = Stdin("file", redirect.target.text)
+        command = Command(
+            tuple(words),
+            tuple(assignments),
+            tuple(redirects),
+            state.cwd,
+            stdin,
+            depth,
+            tuple(doubts),
+            self._text(node),
+        )
+        self.commands.append(command)
+        _follow_directory(command, state, self.variables)
+
+    def _redirect(self, node: Node, state: _State) -> Redirect | None:
+        if node.type == "heredoc_redirect":
+            return Redirect("<<", None, None)
+        if node.type == "herestring_redirect":
+            values = [c for c in node.named_children]
+            target = self._words(values[-1], state)[0] if values else None
+            return Redirect("<<<", None, target)
+        if node.type != "file_redirect":
+            return None
+        descriptor = node.child_by_field_name("descriptor")
+        destination = node.child_by_field_name("destination")
+        operator = next((c.type for c in node.children if not c.is_named), "")
+        target = self._words(destination, state)[0] if destination is not None else None
+        if operator in (">&", "<&", ">&-", "<&-") and (
+            target is None or target.text.isdigit() or target.text == "-"
+        ):
+            target = None  # a file-descriptor duplication or close
+        return Redirect(operator, self._text(descriptor) if descriptor is not None else None, target)
+
+    def _heredoc(self, node: Node) -> Stdin:
+        start = next((c for c in node.named_children if c.type == "heredoc_start"), None)
+        body = next((c for c in node.named_children if c.type == "heredoc_body"), None)
+        text = self._text(body) if body is not None else ""
+        quoted = start is not None and any(q in self._text(start) for q in "'\"\\")
+        expands = body is not None and any(
+            c.type in ("command_substitution", "simple_expansion", "expansion", "arithmetic_expansion")
+            for c in body.named_children
+        )
+        return Stdin("heredoc", text if quoted or not expands else None)
+
+
+def _follow_directory(command: Command, state: _State, variables: Variables) -> None:
+    """Update the walk's working directory after ``cd``, ``pushd`` or ``popd``."""
+    words = list(command.words)
+    while words and words[0].text in ("builtin", "command") and words[0].static:
+        words = words[1:]
+    if not words or words[0].text not in ("cd", "pushd", "popd") or not words[0].static:
+        return
+    name = words[0].text
+    operands = [w for w in words[1:] if not (w.static and w.text.startswith("-") and w.text not in ("-",))]
+    if name == "popd":
+        if state.stack:
+            state.previous, state.cwd = state.cwd, state.stack[0]
+            state.stack = state.stack[1:]
+        return
+    if not operands:
+        target: str | None = variables.home if name == "cd" else None
+    elif len(operands) > 1 or not operands[0].static or operands[0].glob:
+        target = None
+    elif operands[0].text == "-":
+        target = state.previous
+    elif operands[0].text.startswith("/"):
+        target = normalize(operands[0].text, "/", variables.home)
+    elif state.cwd is not None:
+        target = normalize(operands[0].text, state.cwd, variables.home)
+    else:
+        target = None
+    if name == "pushd":
+        state.stack = (state.cwd, *state.stack)
+    state.previous, state.cwd = state.cwd, target
+
+
+_STATEMENTS: dict[str, Callable[[Walker, Node, _State, int, Stdin | None], None]] = {
+    "program": Walker._sequence,
+    "list": Walker._list,
+    "pipeline": Walker._pipeline,
+    "command": lambda self, node, state, depth, stdin: self._command(node, state, depth, stdin),
+    "redirected_statement": Walker._redirected,
+    "subshell": Walker._subshell,
+    "compound_statement": Walker._block,
+    "do_group": Walker._block,
+    "else_clause": Walker._block,
+    "elif_clause": Walker._block,
+    "case_item": Walker._block,
+    "negated_command": Walker._block,
+    "if_statement": Walker._branching,
+    "case_statement": Walker._branching,
+    "for_statement": Walker._branching,
+    "c_style_for_statement": Walker._branching,
+    "while_statement": Walker._branching,
+    "function_definition": Walker._function,
+    "variable_assignment": Walker._assignment,
+    "variable_assignments": Walker._nested_only,
+    "declaration_command": Walker._declaration,
+    "unset_command": Walker._nested_only,
+    "test_command": Walker._nested_only,
+    "ERROR": Walker._error,
+}
+
+_IGNORED = frozenset({"comment", "heredoc_body", "heredoc_start", "heredoc_end"})
