@@ -57,30 +57,21 @@ class LayerJudge:
             for path in spellings(access.path):
                 targets.setdefault(path, access.sense)
                 for hit in protections_hit(layer.protection, path, context.home, context.project_root):
-                    verdicts.append(
-                        Verdict(
-                            hit.action,
-                            "protection",
-                            layer.name,
-                            atom,
-                            path,
-                            origin=hit.origin,
-                            detail=hit.pattern,
-                        )
-                    )
+                    protected = Verdict(hit.action, "protection", layer.name, atom, path, origin=hit.origin)
+                    verdicts.append(protected._replace(detail=hit.pattern, sense=access.sense))
         if not targets:
             targets = dict.fromkeys(context.spell(context.cwd))
         policy_verdicts = []
         for target, sense in targets.items():
             located = self._locate(target, context)
-            verdict = self._policy_verdict(atom, target, located)
+            verdict = self._policy_verdict(atom, target, located)._replace(sense=sense)
             policy_verdicts.append(verdict)
             verdicts.append(verdict)
             explicit = _EXPLICIT.get(sense) if atom.command is not None and sense is not None else None
             if explicit is not None and located is not None:
                 found = self._explicit_verdict(atom, target, located, explicit)
                 if found is not None:
-                    verdicts.append(found)
+                    verdicts.append(found._replace(sense=sense))
         if atom.doubts and not _trusted_unanalyzed(policy_verdicts):
             action = layer.interpreter.unknown_action
             first = next(iter(targets))

@@ -110,8 +110,10 @@ class Verdict(NamedTuple):
     """The judgement of one layer on one atom at one target, with everything that explains it.
 
     ``kind`` is ``rule`` (a rule decided), ``default`` (the policy's defaultAction), ``protection``
-    (a pathProtection pattern) or ``doubt`` (the analysis could not prove the atom safe).
-    ``beat`` holds the other rules that matched and lost on specificity or the tie-break.
+    (a pathProtection pattern), ``doubt`` (the analysis could not prove the atom safe) or
+    ``unrestricted`` (no policy covers the target). ``beat`` holds the other rules that matched and
+    lost on specificity or the tie-break; ``sense`` how the atom touches ``target`` (None: the
+    atom touches no path and is judged at its working directory).
     """
 
     action: Action
@@ -126,6 +128,7 @@ class Verdict(NamedTuple):
     message: str | None = None
     beat: tuple[CompiledRule, ...] = ()
     detail: str | None = None
+    sense: Sense | None = None
 
 
 class Decision(NamedTuple):

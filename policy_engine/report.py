@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from .rules import specificity
 
 if TYPE_CHECKING:
-    from .model import Decision, Verdict
+    from .model import Atom, Decision, Verdict
     from .policy import CompiledRule
 
 
@@ -26,6 +26,16 @@ def rule_json(rule: CompiledRule) -> dict[str, Any]:
     return data
 
 
+def atom_json(atom: Atom) -> dict[str, Any]:
+    data: dict[str, Any] = {"tool": atom.tool}
+    if atom.command is not None:
+        data["command"] = atom.command
+    data["accesses"] = [{"path": a.path, "sense": a.sense.value} for a in atom.accesses]
+    if atom.doubts:
+        data["doubts"] = list(atom.doubts)
+    return data
+
+
 def verdict_json(verdict: Verdict) -> dict[str, Any]:
     data: dict[str, Any] = {
         "action": str(verdict.action),
@@ -33,6 +43,8 @@ def verdict_json(verdict: Verdict) -> dict[str, Any]:
         "layer": verdict.layer,
         "target": verdict.target,
     }
+    if verdict.sense is not None:
+        data["sense"] = verdict.sense.value
     if verdict.atom.command is not None:
         data["command"] = verdict.atom.command
     else:
@@ -66,22 +78,43 @@ def decision_json(decision: Decision) -> dict[str, Any]:
         "trace": {
             "decided_by": verdict_json(decisive) if decisive is not None else None,
             "others": [verdict_json(v) for v in others],
+            "atoms": [atom_json(atom) for atom in _atoms(decision)],
             "layers": list(decision.sources),
         },
     }
 
 
+def _atoms(decision: Decision) -> list[Atom]:
+    """The atoms of a decision, in the order they were judged."""
+    return list(dict.fromkeys(v.atom for v in decision.verdicts))
+
+
 def explain(decision: Decision) -> str:
-    """A readable account of every verdict, the deciding one first."""
+    """A readable account: each atom with its accesses, doubts and verdicts, then what decided."""
     lines = []
-    ordered = sorted(decision.verdicts, key=lambda v: v is not decision.decisive)
-    for verdict in ordered:
-        mark = "=>" if verdict is decision.decisive else "  "
-        where = f"policy {verdict.policy!r} via {verdict.location}" if verdict.policy else verdict.kind
-        what = verdict.rule.label() if verdict.rule is not None else verdict.kind
-        at = f" at {verdict.origin}" if verdict.origin is not None else ""
-        lines.append(f"{mark} {verdict.action!s:<5} [{verdict.layer}] {verdict.target}: {where}: {what}{at}")
-        lines += [f"       beat {rule.label()} at {rule.origin}" for rule in verdict.beat]
-        if verdict.detail and verdict.kind in ("protection", "doubt"):
-            lines.append(f"       {verdict.detail}")
+    for number, atom in enumerate(_atoms(decision), 1):
+        title = atom.command if atom.command is not None else atom.tool
+        lines.append(f"atom {number}: {title}")
+        for access in atom.accesses:
+            lines.append(f"  {access.sense.value:<7} {access.path}")
+        for doubt in atom.doubts:
+            lines.append(f"  doubt   {doubt}")
+        for verdict in (v for v in decision.verdicts if v.atom == atom):
+            mark = "=>" if verdict is decision.decisive else "  "
+            lines.append(f"  {mark} {verdict.action!s:<5} {_verdict_line(verdict)}")
+            lines += [f"           beat {rule.label()} at {rule.origin}" for rule in verdict.beat]
     return "\n".join(lines)
+
+
+def _verdict_line(verdict: Verdict) -> str:
+    layer = f"[{verdict.layer}] "
+    if verdict.kind == "protection":
+        return f'{layer}{verdict.target}: pathProtection "{verdict.detail}" at {verdict.origin}'
+    if verdict.kind == "doubt":
+        return f"{layer}doubt: {verdict.detail}"
+    if verdict.kind == "unrestricted":
+        return f"{layer}{verdict.target}: no policy covers it"
+    where = f"policy {verdict.policy!r} (location {verdict.location})"
+    what = verdict.rule.label() if verdict.rule is not None else "defaultAction"
+    via = f" ({verdict.detail})" if verdict.detail else ""
+    return f"{layer}{verdict.target}: {where}: {what} at {verdict.origin}{via}"

@@ -78,8 +78,10 @@ def test_explain_lists_every_verdict(sandbox: Sandbox, config) -> None:
         "check", "--explain", "--config", str(config), "--cwd", "/home/user/work", "git push x"
     )
     lines = result.stdout.splitlines()
-    assert lines[1].startswith("=> ask   [config] /home/user/work: policy 'work' via /home/user/work")
-    assert any(line.strip().startswith('beat allow bash "git *"') for line in lines)
+    assert lines[1] == "atom 1: git push x"
+    assert lines[2] == "  unknown /home/user/work"  # a push touches the repository, neither read nor write
+    assert lines[3].startswith("  => ask   [config] /home/user/work: policy 'work' (location /home/user/work): ask bash")
+    assert lines[4].strip().startswith('beat allow bash "git *"')
 
 
 def test_other_tools_take_input_json(sandbox: Sandbox, config) -> None:

@@ -222,7 +222,13 @@ CASES = [
           "policies": { "p": { "defaultAction": "allow", "rules": [ "$toString" ] } }
         }
         """,
-        (2, '"$toString"', "policies.p.rules[0]", 'unknown preset "$toString"', "known presets: $safe-bash"),
+        (
+            2,
+            '"$toString"',
+            "policies.p.rules[0]",
+            'unknown preset "$toString"',
+            "known presets: $file-ops, $safe-bash",
+        ),
         id="prototype-name-as-preset",
     ),
     pytest.param(

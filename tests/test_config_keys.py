@@ -155,7 +155,7 @@ def test_shipped_safe_bash_has_pi_controls_85_patterns() -> None:
     from policy_engine.config.compile import load_presets
 
     presets = load_presets()
-    assert [name for name, _ in preset_files()] == ["$safe-bash"]
+    assert [name for name, _ in preset_files()] == ["$file-ops", "$safe-bash"]
     safe = presets["$safe-bash"]
     assert len(safe.patterns) == len(set(safe.patterns)) == 85
     assert safe.readOnly

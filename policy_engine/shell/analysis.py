@@ -92,8 +92,8 @@ class Analyzer:
                 continue
             sense = Sense.WRITE if redirect.operator in WRITE_OPERATORS else Sense.READ
             if redirect.operator in ("<", ">", ">>", ">|", "&>", "&>>", ">&", "<&"):
-                access, doubt = locate(redirect.target, sense, command.cwd, self.home)
-                accesses += [access] if access else []
+                found, doubt = locate(redirect.target, sense, command.cwd)
+                accesses += found
                 doubts += [doubt] if doubt else []
         words = list(command.words) or [Word(":", True, False, ":")]
         return self._run(words, command.cwd, command.stdin, depth, accesses, doubts)
@@ -118,8 +118,8 @@ class Analyzer:
         else:
             name, is_file = resolve_name(name_word, self.knowledge)
             if is_file:
-                access, doubt = locate(name_word, Sense.EXEC, cwd, self.home)
-                accesses += [access] if access else []
+                found, doubt = locate(name_word, Sense.EXEC, cwd)
+                accesses += found
                 doubts += [doubt] if doubt else []
             else:
                 entry = self.knowledge.entry(name)

@@ -70,26 +70,48 @@ def path_like(text: str) -> bool:
     return text.startswith(("/", "~", "./", "../")) or text in (".", "..") or "/" in text
 
 
-def locate(word: Word, sense: Sense, directory: str | None, home: str) -> tuple[Access | None, str | None]:
-    """The access ``word`` names, or why it cannot be located. A glob is judged at the directory
-    its static part names; ``/dev/null`` and the like are no access at all."""
+def locate(word: Word, sense: Sense, directory: str | None) -> tuple[list[Access], str | None]:
+    """The accesses ``word`` names, or why it cannot be located. A glob is judged at the directory
+    its static part names and at every file it matches now (``cat .en?`` reads ``.env``);
+    ``/dev/null`` and the like are no access at all."""
     if not word.static:
-        return None, f"cannot tell which file `{word.raw}` names (it is computed at run time)"
+        return [], f"cannot tell which file `{word.raw}` names (it is computed at run time)"
     text = word.text
+    matches: list[str] = []
     if word.glob:
         static = []
         for part in text.split("/"):
             if any(c in GLOB_CHARACTERS for c in part):
                 break
             static.append(part)
+        matches = _expand_glob(text, directory)
         text = "/".join(static) or ("/" if text.startswith("/") else ".")
     if text in ("-", "") or text.startswith(PSEUDO_FILES) or text.startswith("/dev/fd/"):
-        return None, None
-    if text.startswith("/"):
-        return Access(collapse(text), sense), None
-    if directory is None:
-        return None, f"cannot tell where `{word.raw}` is: the working directory is unknown after a cd"
-    return Access(collapse(directory.rstrip("/") + "/" + text), sense), None
+        return [], None
+    if not text.startswith("/") and directory is None:
+        return [], f"cannot tell where `{word.raw}` is: the working directory is unknown after a cd"
+    base = "" if text.startswith("/") else (directory or "").rstrip("/") + "/"
+    return [Access(collapse(base + path), sense) for path in (text, *matches)], None
+
+
+MAX_GLOB_MATCHES = 64
+
+
+def _expand_glob(pattern: str, directory: str | None) -> list[str]:
+    """The files a glob matches now, as bash would expand it (no hidden files unless spelt)."""
+    import glob
+    from itertools import islice
+
+    if not pattern.startswith("/") and directory is None:
+        return []
+    try:
+        return list(
+            islice(
+                glob.iglob(pattern, root_dir=None if pattern.startswith("/") else directory), MAX_GLOB_MATCHES
+            )
+        )
+    except (OSError, ValueError, RecursionError):
+        return []
 
 
 class _Collector:
@@ -102,9 +124,8 @@ class _Collector:
         self.runs: list[Run] = []
 
     def path(self, word: Word, sense: str, directory: str | None) -> None:
-        access, doubt = locate(word, SENSES[sense], directory, self.context.home)
-        if access is not None:
-            self.accesses.append(access)
+        accesses, doubt = locate(word, SENSES[sense], directory)
+        self.accesses += accesses
         if doubt is not None:
             self.doubts.append(doubt)
 
@@ -221,8 +242,8 @@ def _option_paths(
         if value is None or takes in (None, "value", "command"):
             continue
         if takes in ("cwd", "into"):
-            access, doubt = locate(value, Sense.READ, directory, collect.context.home)
-            target = access.path if access is not None else None
+            accesses, doubt = locate(value, Sense.READ, directory)
+            target = accesses[0].path if accesses else None
             if doubt:
                 collect.doubts.append(doubt)
             if takes == "cwd":

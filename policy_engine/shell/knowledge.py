@@ -8,6 +8,7 @@ plain-JSON cache as policies; a hook process then loads it with ``json`` alone.
 from __future__ import annotations
 
 import os
+import re
 from functools import cache
 from typing import Any
 
@@ -21,13 +22,21 @@ FORMAT = 1
 class Knowledge:
     """The compiled knowledge: command entries by name, dangerous variables, system bin directories."""
 
-    __slots__ = ("aliases", "bin_directories", "commands", "variables")
+    __slots__ = ("aliases", "bin_directories", "commands", "secrets", "variables")
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.commands: dict[str, dict[str, Any]] = data["commands"]
         self.aliases: dict[str, str] = data["aliases"]
         self.variables: dict[str, list[str] | None] = data["dangerousVariables"]
         self.bin_directories: frozenset[str] = frozenset(data["binDirectories"])
+        self.secrets = re.compile(
+            "|".join(re.escape(g).replace(r"\*", ".*") for g in data["secretVariables"]) or "(?!)",
+            re.IGNORECASE,
+        )
+
+    def secret_variable(self, name: str) -> bool:
+        """Whether a variable's name says it holds a secret (``OPENAI_API_KEY``)."""
+        return self.secrets.fullmatch(name) is not None
 
     def entry(self, name: str) -> dict[str, Any] | None:
         """The entry for a command name (``python3.12`` finds ``python`` through an alias)."""
@@ -76,6 +85,7 @@ def compile_knowledge(text: str) -> dict[str, Any]:
     data.setdefault("aliases", {})
     data.setdefault("dangerousVariables", {})
     data.setdefault("binDirectories", [])
+    data.setdefault("secretVariables", [])
     return data
 
 

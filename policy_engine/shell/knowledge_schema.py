@@ -112,3 +112,6 @@ class KnowledgeFile(_Strict):
         'A trailing "*" matches a prefix (GIT_*).',
     )
     binDirectories: list[str] = Field(default_factory=list, description="/bin/rm is judged as rm.")
+    secretVariables: list[str] = Field(
+        default_factory=list, description="Globs (case-insensitive) of variable names that hold secrets."
+    )

@@ -306,6 +306,7 @@ class Walker:
         extra: list[Word] | None = None,
     ) -> None:
         words = [word for part in word_nodes for word in self._words(part, state)]
+        doubts: list[str] = self._secrets([*word_nodes, *redirect_nodes])
         if extra:
             words[1:1] = extra
         assignments = []
@@ -314,7 +315,6 @@ class Walker:
             value = child.child_by_field_name("value")
             word = self._words(value, state)[0] if value is not None else Word("", True, False, "")
             assignments.append((self._text(name) if name is not None else "", word))
-        doubts: list[str] = []
         redirects = []
         for child in redirect_nodes:
             redirect = self._redirect(child, state)
@@ -343,6 +343,20 @@ class Walker:
         )
         self.commands.append(command)
         _follow_directory(command, state, self.variables)
+
+    def _secrets(self, nodes: list[Node]) -> list[str]:
+        """A doubt for every expansion of a variable whose name says it holds a secret."""
+        found = []
+        pending = list(nodes)
+        while pending:
+            node = pending.pop()
+            if node.type == "variable_name" and node.parent is not None and node.parent.type in _EXPANSIONS:
+                name = self._text(node)
+                if self.knowledge.secret_variable(name):
+                    found.append(f"expands ${name}, which looks like a secret")
+            elif node.type not in ("command_substitution", "process_substitution"):
+                pending.extend(node.children)
+        return found
 
     def _redirect(self, node: Node, state: _State) -> Redirect | None:
         if node.type == "heredoc_redirect":
@@ -434,3 +448,4 @@ _STATEMENTS: dict[str, Callable[[Walker, Node, _State, int, Stdin | None], None]
 }
 
 _IGNORED = frozenset({"comment", "heredoc_body", "heredoc_start", "heredoc_end"})
+_EXPANSIONS = frozenset({"simple_expansion", "expansion"})
