@@ -80,7 +80,9 @@ def test_explain_lists_every_verdict(sandbox: Sandbox, config) -> None:
     lines = result.stdout.splitlines()
     assert lines[1] == "atom 1: git push x"
     assert lines[2] == "  unknown /home/user/work"  # a push touches the repository, neither read nor write
-    assert lines[3].startswith("  => ask   [config] /home/user/work: policy 'work' (location /home/user/work): ask bash")
+    assert lines[3].startswith(
+        "  => ask   [config] /home/user/work: policy 'work' (location /home/user/work): ask bash"
+    )
     assert lines[4].strip().startswith('beat allow bash "git *"')
 
 
