@@ -64,15 +64,7 @@ def _add_config_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="policy",
-        formatter_class=_HelpFormatter,
-        description="Declarative, location-scoped allow / nudge / log / ask / deny for AI agent tool calls.",
-    )
-    parser.add_argument("--version", action="version", version=f"policy-engine {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
+def _add_check(commands: Any) -> None:
     check = commands.add_parser(
         "check",
         formatter_class=_HelpFormatter,
@@ -87,11 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--json", action="store_true", help="print the decision as one JSON object")
     check.add_argument(
-        "--explain", action="store_true", help="also show every verdict and the rules each beat"
+        "--explain", action="store_true", help="also show the atoms, their accesses, doubts and verdicts"
     )
     check.add_argument("--batch", metavar="FILE", help="read JSONL requests from FILE (- for stdin)")
     check.add_argument("command_text", nargs="?", metavar="COMMAND", help="the bash command to judge")
 
+
+def _add_config(commands: Any) -> None:
     config = commands.add_parser(
         "config",
         formatter_class=_HelpFormatter,
@@ -103,21 +97,49 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config_options(config)
     config.add_argument("--json", action="store_true", help="print the report as JSON")
 
-    for name, text in (
-        ("trust", "trust the project policy file of DIR: it may then loosen your user policy"),
-        ("untrust", "stop trusting the project policy file of DIR: it can then only tighten"),
-    ):
-        sub = commands.add_parser(
-            name, help=text, description=text[0].upper() + text[1:] + ".", formatter_class=_HelpFormatter
-        )
-        sub.add_argument(
-            "directory", nargs="?", metavar="DIR", help="project directory (default: the current one)"
-        )
+
+def _add_trust(commands: Any, name: str, text: str) -> None:
+    sub = commands.add_parser(
+        name, help=text, description=text[0].upper() + text[1:] + ".", formatter_class=_HelpFormatter
+    )
+    sub.add_argument(
+        "directory", nargs="?", metavar="DIR", help="project directory (default: the current one)"
+    )
+
+
+_COMMANDS: dict[str, Any] = {
+    "check": _add_check,
+    "config": _add_config,
+    "trust": lambda c: _add_trust(
+        c, "trust", "trust the project policy file of DIR: it may then loosen your policy"
+    ),
+    "untrust": lambda c: _add_trust(
+        c, "untrust", "stop trusting the project policy file of DIR: it can then only tighten"
+    ),
+}
+_ALIASES = {"status": "config"}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with ``only``, just that command's (every run pays for what it builds)."""
+    parser = argparse.ArgumentParser(
+        prog="policy",
+        formatter_class=_HelpFormatter,
+        description="Declarative, location-scoped allow / nudge / log / ask / deny for AI agent tool calls.",
+    )
+    parser.add_argument("--version", action="version", version=f"policy-engine {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, add in _COMMANDS.items():
+        if only is None or name == only:
+            add(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    first = next((a for a in arguments if not a.startswith("-")), None)
+    command = _ALIASES.get(first or "", first)
+    args = build_parser(command if command in _COMMANDS else None).parse_args(arguments)
     handlers = {
         "check": run_check,
         "config": run_config,

@@ -5,21 +5,15 @@ literal and its symlink-resolved spelling); an atom that touches no path is judg
 directory. The most restrictive verdict of all wins (``deny > ask > log > nudge > allow``).
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 from .locations import location_directory, resolve_location
-from .model import Action, Sense, Verdict
+from .model import Action, Atom, Sense, Verdict
 from .paths import spellings
+from .policy import Layer, LocationEntry
 from .protect import protections_hit
 from .rules import RuleBook
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from .model import Atom
-    from .policy import Layer, LocationEntry
 
 
 class Context(NamedTuple):

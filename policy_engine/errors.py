@@ -1,7 +1,5 @@
 """Configuration errors: every problem names its file, line, column, key path, what is wrong and a hint."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 

@@ -5,14 +5,11 @@ process per tool call, and ``import dataclasses`` pulls in ``inspect``, which co
 starting the interpreter itself. NamedTuples give the same immutability and typing for free.
 """
 
-from __future__ import annotations
-
+from collections.abc import Mapping
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from .policy import CompiledRule
 
 
@@ -29,7 +26,7 @@ class Action(IntEnum):
         return self.name.lower()
 
     @classmethod
-    def parse(cls, name: str) -> Action:
+    def parse(cls, name: str) -> "Action":
         """The action spelled ``name`` in a policy file (``"deny"``); ValueError for anything else."""
         action = _BY_NAME.get(name)
         if action is None:
@@ -123,10 +120,10 @@ class Verdict(NamedTuple):
     target: str
     policy: str | None = None
     location: str | None = None
-    rule: CompiledRule | None = None
+    rule: "CompiledRule | None" = None
     origin: Origin | None = None
     message: str | None = None
-    beat: tuple[CompiledRule, ...] = ()
+    beat: "tuple[CompiledRule, ...]" = ()
     detail: str | None = None
     sense: Sense | None = None
 

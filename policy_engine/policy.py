@@ -4,8 +4,6 @@ Everything here has been validated; nothing here imports pydantic or json5. Rule
 winning order (most specific first, then least disruptive), so the first matching rule decides.
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from .model import Action, Origin

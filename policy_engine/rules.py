@@ -5,15 +5,12 @@ character); it must match the whole text. Specificity is the number of literal c
 the first wildcard; a rule with a command ``pattern`` is more specific than any rule without one.
 """
 
-from __future__ import annotations
-
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-if TYPE_CHECKING:
-    from .model import Atom
-    from .policy import CompiledPolicy, CompiledRule
+from .model import Atom
+from .policy import CompiledPolicy, CompiledRule
 
 _EXACT, _PREFIX, _REGEX = 0, 1, 2
 
@@ -98,7 +95,7 @@ class RuleBook:
         return found
 
     @classmethod
-    def of(cls, policy: CompiledPolicy) -> RuleBook:
+    def of(cls, policy: CompiledPolicy) -> "RuleBook":
         return cls(policy.rules)
 
     def match(self, atom: Atom) -> RuleMatch:

@@ -6,13 +6,9 @@ walking up from the working directory (ours, else pi-control's). The managed fil
 case. Standard library only: this runs on every hook call.
 """
 
-from __future__ import annotations
-
 import os
-from typing import TYPE_CHECKING, NamedTuple
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 MANAGED_DEFAULT = "/etc/policy-engine/policy.jsonc"
 OUR_PROJECT = (".policy-engine", "policy.jsonc")

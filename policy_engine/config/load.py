@@ -5,8 +5,7 @@ one cache file, with the standard library alone; json5, pydantic and pathspec ar
 when the configuration changed and must be compiled again.
 """
 
-from __future__ import annotations
-
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ConfigError, Problem
@@ -17,8 +16,6 @@ from .presets import builtin_texts
 from .trust import digest, read_store, recorded_digest
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from ..policy import PolicySet
 
 
@@ -65,7 +62,7 @@ def _read(discovery: Discovery, env: Mapping[str, str]) -> list[SourceText]:
     return found
 
 
-def load(discovery: Discovery, env: Mapping[str, str], *, use_cache: bool = True) -> PolicySet:
+def load(discovery: Discovery, env: Mapping[str, str], *, use_cache: bool = True) -> "PolicySet":
     """The compiled policy set for ``discovery``: from the cache when nothing changed, else compiled."""
     files = _read(discovery, env)
     key: list[Any] = [

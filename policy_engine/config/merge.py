@@ -5,8 +5,6 @@ pi-control's merge: objects merge key by key, arrays and scalars (``null`` inclu
 found in the merged configuration still points at the file and line that wrote it.
 """
 
-from __future__ import annotations
-
 import copy
 from typing import Any, NamedTuple
 

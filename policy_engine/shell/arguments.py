@@ -6,8 +6,6 @@ allows), ``--`` ends the options, and options may follow operands unless ``posix
 at its command's name).
 """
 
-from __future__ import annotations
-
 from typing import Any, NamedTuple
 
 from .words import Word

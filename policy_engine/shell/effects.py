@@ -6,20 +6,16 @@ Everything a command does is looked up in its entry of ``commands.jsonc`` (see
 touches its working directory in an unknown way, so that no read-only rule can ever cover it.
 """
 
-from __future__ import annotations
-
 import os.path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from ..model import Access, Sense
 from ..paths import collapse
 from .arguments import Argument, parse_arguments, spec_of
+from .knowledge import Knowledge
 from .programs import awk_program, sed_script
+from .walk import Stdin
 from .words import GLOB_CHARACTERS, Word
-
-if TYPE_CHECKING:
-    from .knowledge import Knowledge
-    from .walk import Stdin
 
 SENSES = {s.value: s for s in Sense}
 PSEUDO_FILES = (

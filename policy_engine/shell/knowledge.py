@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import zlib
 from functools import cache
 from typing import Any
 
@@ -61,14 +62,15 @@ class Knowledge:
 def knowledge(cache_directory: str | None = None) -> Knowledge:
     """The knowledge, from the compiled cache in ``cache_directory`` (default: the user's) when the
     data file is unchanged."""
-    with open(DATA, encoding="utf-8") as handle:
-        text = handle.read()
-    key = [__version__, FORMAT, text]
+    with open(DATA, "rb") as handle:
+        raw = handle.read()
+    # The data ships with the engine: its size and CRC identify it, without storing it in the cache.
+    key = [__version__, FORMAT, len(raw), zlib.crc32(raw)]
     directory = cache_directory or compiled_cache.cache_directory(os.environ)
     path = compiled_cache.cache_file(directory, key, "knowledge")
     data = compiled_cache.read_json(path, key)
     if data is None:
-        data = compile_knowledge(text)
+        data = compile_knowledge(raw.decode("utf-8"))
         compiled_cache.write_json(path, key, data)
     return Knowledge(data)
 
@@ -79,7 +81,9 @@ def compile_knowledge(text: str) -> dict[str, Any]:
     from .knowledge_schema import KnowledgeFile
 
     document = parse(text, DATA)
-    data = KnowledgeFile.model_validate(document.data).model_dump(exclude_unset=True, by_alias=True)
+    data = KnowledgeFile.model_validate(document.data).model_dump(
+        exclude_unset=True, by_alias=True, exclude={"commands": {"__all__": {"description"}}}
+    )
     for entry in data["commands"].values():
         _resolve_shared(entry)
     data.setdefault("aliases", {})

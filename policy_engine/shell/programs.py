@@ -6,8 +6,6 @@ can run commands (``system()``, ``print | "cmd"``, ``"cmd" | getline``) and writ
 read is a doubt, never "harmless".
 """
 
-from __future__ import annotations
-
 import re
 from typing import NamedTuple
 
@@ -106,24 +104,20 @@ def _skip_delimited(script: str, position: int, delimiter: str) -> int:
     return position
 
 
-_AWK_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"|/(?:[^/\\\n]|\\.)+/')
-_AWK_SYSTEM = re.compile(r"\bsystem\s*\(")
-_AWK_PIPE = re.compile(r"(?<!\|)\|(?!\|)")
-_AWK_GETLINE = re.compile(r"\bgetline\b")
-_AWK_REDIRECT = re.compile(r"\bprintf?\b[^;{}\n]*?>")
+# (what an awk construct does, the regex that finds it); compiled on first use, off the hook's start-up.
+_AWK_CONSTRUCTS = (
+    ("the awk program runs a shell command (system)", r"\bsystem\s*\("),
+    ("the awk program pipes to or from a command (|)", r"(?<!\|)\|(?!\|)"),
+    ("the awk program reads with getline", r"\bgetline\b"),
+    ("the awk program prints into a file (>)", r"\bprintf?\b[^;{}\n]*?>"),
+)
+_AWK_LITERALS = r'"(?:[^"\\]|\\.)*"|/(?:[^/\\\n]|\\.)+/'
 
 
 def awk_program(program: str) -> ScriptEffects:
     """What an awk program does besides reading its input and printing."""
     effects = ScriptEffects([], [], [])
     # String and regex literals may hold any of the characters looked for below.
-    code = _AWK_STRINGS.sub('""', program)
-    if _AWK_SYSTEM.search(code):
-        effects.doubts.append("the awk program runs a shell command (system)")
-    if _AWK_PIPE.search(code):
-        effects.doubts.append("the awk program pipes to or from a command (|)")
-    if _AWK_GETLINE.search(code):
-        effects.doubts.append("the awk program reads with getline")
-    if _AWK_REDIRECT.search(code):
-        effects.doubts.append("the awk program prints into a file (>)")
+    code = re.sub(_AWK_LITERALS, '""', program)
+    effects.doubts.extend(doubt for doubt, pattern in _AWK_CONSTRUCTS if re.search(pattern, code))
     return effects

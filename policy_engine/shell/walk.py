@@ -7,19 +7,14 @@ working directory is followed through ``cd``/``pushd``/``popd``: sequentially th
 of subshells, pipelines or substitutions, and into "unknown" when a branch or loop may change it.
 """
 
-from __future__ import annotations
+from collections.abc import Callable
+from typing import NamedTuple
 
-from typing import TYPE_CHECKING, NamedTuple
+from tree_sitter import Node
 
 from ..paths import normalize
+from .knowledge import Knowledge
 from .words import Variables, Word, words_of
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from tree_sitter import Node
-
-    from .knowledge import Knowledge
 
 MAX_NESTING = 48  # statements and substitutions nested deeper than this are not followed
 
@@ -73,10 +68,10 @@ class _State:
         self.previous = previous
         self.stack = stack
 
-    def copy(self) -> _State:
+    def copy(self) -> "_State":
         return _State(self.cwd, self.previous, self.stack)
 
-    def same_as(self, other: _State) -> bool:
+    def same_as(self, other: "_State") -> bool:
         return self.cwd == other.cwd and self.stack == other.stack
 
 

@@ -7,15 +7,11 @@ replaced; any other expansion or substitution makes the word dynamic: its text t
 spelling, and whatever depends on its value is a doubt.
 """
 
-from __future__ import annotations
-
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from tree_sitter import Node
+from tree_sitter import Node
 
 MAX_BRACE_WORDS = 128
 GLOB_CHARACTERS = frozenset("*?[")
@@ -74,7 +70,7 @@ _SIMPLE_ESCAPES = {
     '"': '"',
     "?": "?",
 }
-_ANSI_C = re.compile(r"\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)", re.DOTALL)
+_ANSI_C = r"\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)"
 
 
 def decode_ansi_c(body: str) -> str:
@@ -94,7 +90,7 @@ def decode_ansi_c(body: str) -> str:
             return chr(ord(escape[1].upper()) ^ 0x40)
         return _SIMPLE_ESCAPES.get(escape, found.group(0))
 
-    return _ANSI_C.sub(replace, body)
+    return re.sub(_ANSI_C, replace, body, flags=re.DOTALL)
 
 
 def _unescape_unquoted(text: str, out: _Builder) -> None:
