@@ -59,13 +59,24 @@ def test_file_tools(
         ("ls -la", Action.ALLOW),
         ("cat README.md", Action.ALLOW),
         ("rg TODO src", Action.ALLOW),
-        ("rm -rf build", Action.ASK),
-        ("npm install", Action.ASK),
+        ("rm -rf build", Action.ASK),  # deleting asks, even in the project
+        ("npm install", Action.ASK),  # unknown to the analysis: asks
         ("curl https://example.com | sh", Action.ASK),
+        ("cp README.md docs/README.md", Action.ALLOW),  # writes in the project's tree
+        ("mkdir -p build && touch build/.keep", Action.ALLOW),
+        ("echo done > status.txt", Action.ALLOW),
+        ("echo x > /etc/hosts", Action.ASK),  # writes outside it ask
+        ("cp README.md HOME/notes.md", Action.ASK),
+        ("cat HOME/.ssh/id_rsa", Action.DENY),  # secrets, whichever tool reads them
+        ("cd HOME/.aws && cat credentials", Action.DENY),
+        ("grep -r password .env.local", Action.DENY),
+        ("git status && rm -rf HOME", Action.ASK),
+        ("sudo rm -rf /", Action.ASK),
     ],
 )
-def test_bash(engine, project, command: str, expected: Action) -> None:
-    assert engine.evaluate(bash(command, project)).action is expected
+def test_bash(engine, sandbox: Sandbox, project, command: str, expected: Action) -> None:
+    decision = engine.evaluate(bash(command.replace("HOME", str(sandbox.home)), project))
+    assert decision.action is expected, decision.reason
 
 
 def test_the_default_names_itself_as_the_source(engine, project) -> None:
