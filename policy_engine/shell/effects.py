@@ -42,7 +42,8 @@ class Run(NamedTuple):
 
 class Effects(NamedTuple):
     """The accesses and doubts of a command, what it runs, and whether it is an atom of its own
-    (a transparent wrapper such as ``nice`` is not: only the command it runs is judged)."""
+    (a transparent wrapper such as ``nice`` is not: the command it runs is judged, with the
+    wrapper's own accesses)."""
 
     accesses: list[Access]
     doubts: list[str]
@@ -140,7 +141,7 @@ class _Collector:
             self.doubts.append(f"{what} is computed at run time")
 
     def effects(self, atom: bool = True) -> Effects:
-        return Effects(self.accesses, self.doubts, self.runs, atom or bool(self.accesses or self.doubts))
+        return Effects(list(dict.fromkeys(self.accesses)), self.doubts, self.runs, atom)
 
 
 def _merged(entry: dict[str, Any], parsed: list[Argument]) -> dict[str, Any]:
@@ -182,13 +183,16 @@ def command_effects(name: str, entry: dict[str, Any] | None, words: list[Word], 
     if entry is None:  # nothing is known: it may do anything where it runs
         collect.directory(context.cwd, "unknown")
         for word in words[1:]:
-            if word.static and path_like(word.text):
-                collect.path(word, "unknown", context.cwd)
+            if not word.static:
+                continue
+            value = word.text.partition("=")[2] if "=" in word.text else word.text
+            if path_like(value):  # an operand, --option=PATH or key=PATH
+                collect.path(Word(value, True, word.glob, word.raw), "unknown", context.cwd)
         return collect.effects()
     _entry(collect, entry, words[1:], context.cwd)
-    return collect.effects(
-        atom=not (entry.get("wrapper") and not entry["wrapper"].get("judge")) and not entry.get("shell")
-    )
+    wrapper = entry.get("wrapper")
+    transparent = (wrapper is not None and not wrapper.get("judge")) or bool(entry.get("shell"))
+    return collect.effects(atom=not transparent)
 
 
 def _entry(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
@@ -235,6 +239,8 @@ def _option_paths(
         takes = spec.get("takes")
         if spec.get("unknown") and value is not None and path_like(value.text):
             collect.path(value, "unknown", directory)
+        if spec.get("atFile") and value is not None:
+            _at_file(collect, value, spec["atFile"], directory)
         if value is None or takes in (None, "value", "command"):
             continue
         if takes in ("cwd", "into"):
@@ -251,6 +257,21 @@ def _option_paths(
         else:
             collect.path(value, takes, directory)
     return directory, into
+
+
+def _at_file(collect: _Collector, value: Word, sense: str, directory: str | None) -> None:
+    """``@file``, ``name=@file`` or ``name=<file``: a value that names a file (curl's data options)."""
+    if not value.static:
+        collect.doubts.append(f"cannot tell whether `{value.raw}` names a file (it is computed at run time)")
+        return
+    text = value.text
+    if text.startswith("@"):
+        target = text[1:]
+    else:
+        _, separator, rest = text.partition("=")
+        target = rest[1:] if separator and rest[:1] in ("@", "<") else ""
+    if target and target != "-":
+        collect.path(Word(target, True, False, value.raw), sense, directory)
 
 
 def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
@@ -421,12 +442,16 @@ def _shell(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
         collect.path(rest[0], "exec", cwd)
         collect.doubts.append(f"runs the script `{rest[0].raw}`, whose commands are not analysed")
     elif stdin is not None and stdin.kind in ("heredoc", "herestring") and stdin.text is not None:
-        collect.doubts.append(f"a shell reads commands from a {stdin.kind}")
+        collect.doubts.append(f"a shell reads commands from a {_INPUT_NAMES[stdin.kind]}")
         collect.code(stdin.text, cwd, "the shell input")
     elif stdin is not None:
-        collect.doubts.append(f"a shell reads commands from a {stdin.kind}, which this analysis cannot see")
+        what = _INPUT_NAMES[stdin.kind]
+        collect.doubts.append(f"a shell reads commands from a {what}, which this analysis cannot see")
     else:
         collect.doubts.append("starts an interactive shell")
+
+
+_INPUT_NAMES = {"heredoc": "heredoc", "herestring": "here-string", "pipe": "pipe", "file": "file"}
 
 
 def _interpreter(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:

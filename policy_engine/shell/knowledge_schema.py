@@ -35,6 +35,10 @@ class Option(_Strict):
         default=None, description="Fields of the command's entry that change when the option is present."
     )
     doubt: str | None = Field(default=None, description="Why the option makes the command unprovable.")
+    atFile: Sense | None = Field(
+        default=None,
+        description="A value that starts with @ (or NAME=@, NAME=<) names a file touched so (curl -d @file).",
+    )
 
 
 # A single word: "flag" (no argument), or what ``Option.takes`` says the argument is.

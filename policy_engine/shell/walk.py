@@ -205,7 +205,10 @@ class Walker:
 
     def _redirected(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
         body = node.child_by_field_name("body")
-        redirects = [c for c in node.children if c.is_named and c.type != "ERROR" and c is not body]
+        # Node objects are created afresh on each access: compare identities by id.
+        redirects = [
+            c for c in node.children if c.is_named and c.type != "ERROR" and (body is None or c.id != body.id)
+        ]
         if any(c.type == "ERROR" for c in node.children):
             self.doubts.append("a redirection does not parse")
         extra: list[Word] = []
@@ -283,6 +286,14 @@ class Walker:
                 self.doubts.append("part of a command does not parse")
                 self._nested(child, state, depth)
         redirects += outer_redirects or []
+        # A redirect written after a heredoc's start sits inside it (`cat <<EOF > /etc/x`).
+        redirects += [
+            r
+            for h in redirects
+            if h.type == "heredoc_redirect"
+            for r in h.named_children
+            if r.type == "file_redirect"
+        ]
         for part in (*assignments, *words):
             self._nested(part, state, depth)
         for redirect in redirects:
