@@ -46,24 +46,31 @@ class LayerJudge:
         """Every verdict this layer gives on ``atom``: protections, policies per target, doubts."""
         layer = self.layer
         verdicts: list[Verdict] = []
-        targets: dict[str, Sense | None] = {}
+        # Every spelling of every path, with every sense the atom touches it with (a path can be read
+        # and deleted by one command: `find ~ -delete`).
+        targets: dict[str, list[Sense | None]] = {}
         for access in atom.accesses:
             for path in spellings(access.path):
-                targets.setdefault(path, access.sense)
+                senses = targets.setdefault(path, [])
+                if access.sense in senses:
+                    continue
+                senses.append(access.sense)
                 for hit in protections_hit(layer.protection, path, context.home, context.project_root):
                     protected = Verdict(hit.action, "protection", layer.name, atom, path, origin=hit.origin)
                     verdicts.append(protected._replace(detail=hit.pattern, sense=access.sense))
         if not targets:
-            targets = dict.fromkeys(context.spell(context.cwd))
+            targets = {path: [None] for path in context.spell(context.cwd)}
         policy_verdicts = []
-        for target, sense in targets.items():
+        for target, senses in targets.items():
             located = self._locate(target, context)
-            verdict = self._policy_verdict(atom, target, located)._replace(sense=sense)
+            verdict = self._policy_verdict(atom, target, located)._replace(sense=senses[-1])
             policy_verdicts.append(verdict)
             verdicts.append(verdict)
-            explicit = _EXPLICIT.get(sense) if atom.command is not None and sense is not None else None
-            if explicit is not None and located is not None:
-                found = self._explicit_verdict(atom, target, located, explicit)
+            if atom.command is None or located is None:
+                continue
+            for sense in senses:
+                tool = _EXPLICIT.get(sense) if sense is not None else None
+                found = self._explicit_verdict(atom, target, located, tool) if tool else None
                 if found is not None:
                     verdicts.append(found._replace(sense=sense))
         if atom.doubts and not _trusted_unanalyzed(policy_verdicts):

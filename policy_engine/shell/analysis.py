@@ -36,6 +36,28 @@ def user_home(user: str) -> str | None:
         return None
 
 
+def join_continuations(line: str) -> str:
+    """Remove backslash-newline pairs outside single quotes, as bash does before reading words
+    (tree-sitter would split `r\\<newline>m` into two words)."""
+    if "\\\n" not in line:
+        return line
+    out = []
+    index = 0
+    quoted = False
+    while index < len(line):
+        char = line[index]
+        if char == "'" and (quoted or index == 0 or line[index - 1] != "\\"):
+            quoted = not quoted
+        elif char == "\\" and not quoted and index + 1 < len(line):
+            if line[index + 1] != "\n":
+                out.append(line[index : index + 2])
+            index += 2
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
 class Analyzer:
     """Turns bash lines into atoms. One per engine: it holds the home directory, the command
     knowledge, and how deep nested shell code (``bash -c "bash -c ..."``) is followed."""
@@ -65,12 +87,17 @@ class Analyzer:
         return tuple(atoms)
 
     def _line(self, line: str, cwd: str | None, depth: int) -> list[Atom]:
-        source = line.encode("utf-8", "replace")
+        source = join_continuations(line).encode("utf-8", "replace")
         tree = parser("bash").parse(source)
         walk = Walker(source, self.variables, self.knowledge).walk(tree.root_node, cwd)
         atoms: list[Atom] = []
         for command in walk.commands:
             atoms += self._command(command, depth)
+        for code, code_cwd in walk.code:
+            if depth + 1 > self.max_depth:
+                atoms.append(Atom(BASH, code, (), (f"commands nest more than {self.max_depth} levels deep",)))
+            else:
+                atoms += self._line(code, code_cwd, depth + 1)
         doubts = list(dict.fromkeys(walk.doubts))
         if tree.root_node.has_error:
             doubts.insert(0, "the command does not parse as bash; what it runs cannot be known")
@@ -129,7 +156,7 @@ class Analyzer:
         runs = effects.runs
         atoms: list[Atom] = []
         carried = not effects.atom and len(runs) == 1 and runs[0].code is None and not own.doubts
-        if not carried and (effects.atom or own.accesses or own.doubts):
+        if not carried and (effects.atom or own.accesses or own.doubts or not runs):
             atoms.append(own)
         for run in runs:
             if depth + 1 > self.max_depth:

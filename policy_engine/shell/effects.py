@@ -278,7 +278,11 @@ def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
     entry, parsed, rest = _parse(entry, args, posix=False)
     _doubt(collect, entry)
     directory, into = _option_paths(collect, parsed, cwd)
-    operands = [a.word for a in parsed if a.option is None] + rest
+    operands = [a.word for a in parsed if a.option is None]
+    if any(a.spec.get("takes") == "command" for a in parsed):  # fd -x CMD ...: the rest is a command
+        _placeholder_command(collect, rest, directory)
+        rest = []
+    operands += rest
     if entry.get("program"):
         operands = _program(collect, entry["program"], parsed, operands, directory)
     if "code" in entry:
@@ -290,6 +294,11 @@ def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
             if equals:
                 collect.code(Word(value, word.static, False, word.raw), directory, f"the alias {name}")
         operands = []
+    if entry.get("variables"):
+        secret = collect.context.knowledge.secret_variable
+        collect.doubts += [f"prints ${w.text}, which looks like a secret" for w in operands if secret(w.text)]
+    if entry.get("bare") and not operands:
+        collect.doubts.append(entry["bare"])
     found_path = _operands(collect, entry, operands, directory)
     if entry.get("implicit") and not found_path:
         collect.directory(directory, entry["implicit"])
@@ -328,6 +337,18 @@ def _operands(
     return found
 
 
+def _placeholder_command(collect: _Collector, words: list[Word], directory: str | None) -> None:
+    """A command run on every file found (fd -x): its ``{}``-style placeholders stand for files below
+    the directory searched, judged at that directory."""
+    end = next((i for i, w in enumerate(words) if w.text in (";", "\\;")), len(words))
+    command = tuple(
+        Word(".", True, False, w.raw) if w.static and "{" in w.text and "}" in w.text else w
+        for w in words[:end]
+    )
+    if command:
+        collect.runs.append(Run(command, None, directory))
+
+
 def _code_operand(collect: _Collector, index: int, operands: list[Word], directory: str | None) -> None:
     """The operand that is shell code (trap's first), or all of them joined (eval)."""
     if index < 0:
@@ -361,6 +382,8 @@ def _program(
             collect.path(Word(target, True, False, target), "read", directory)
         for target in effects.writes:
             collect.path(Word(target, True, False, target), "write", directory)
+        for command in effects.commands:
+            collect.code(command, directory, "the command")
         collect.doubts.extend(effects.doubts)
     if language == "awk":  # NAME=value operands are variable assignments, not files
         operands = [
@@ -402,16 +425,25 @@ def _wrapper(
             if knowledge.dangerous_variable(name, value):
                 collect.doubts.append(f"sets {name}, which changes what the command runs")
             rest = rest[1:]
-    rest = rest[wrapper.get("positionals", 0) :]
-    for end in wrapper.get("end", []):
-        rest = rest[: next((i for i, w in enumerate(rest) if w.text == end), len(rest))]
-    if not rest:
+    if wrapper.get("positionals"):  # options may follow them too (flock FILE -c CODE)
+        rest = rest[wrapper["positionals"] :]
+        more, rest = parse_arguments(rest, entry.get("options", {}), posix=True)
+        directory, _ = _option_paths(collect, more, directory)
+    ends = wrapper.get("end", [])
+    cut = next((i for i, w in enumerate(rest) if w.static and w.text in ends), None)
+    inputs = [w for w in rest[cut + 1 :] if not (w.static and w.text in ends)] if cut is not None else []
+    rest = rest[:cut] if cut is not None else rest
+    if cut is not None and not rest:  # parallel ::: 'cmd1' 'cmd2': every input is a command
+        for word in inputs:
+            collect.code(word, directory, "the command")
         return
-    doubts = (
-        ("its arguments come from standard input, so what it runs is unknown",)
-        if wrapper.get("stdin")
-        else ()
-    )
+    if not rest:
+        if wrapper.get("alone"):
+            collect.doubts.append(wrapper["alone"])
+        return
+    unknown_input = wrapper.get("stdin") and cut is None
+    doubts = ("its arguments come from standard input, so what it runs is unknown",) if unknown_input else ()
+    rest = rest + inputs  # parallel CMD ::: ARGS: the arguments are known
     if wrapper.get("shellString"):
         if all(w.static for w in rest):
             collect.code(" ".join(w.text for w in rest), directory, "the command")
@@ -437,6 +469,9 @@ def _shell(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
         if rest:
             collect.code(rest[0], cwd, "the shell code")
         return
+    if rest and rest[0].static and rest[0].text == "-":  # `bash -` reads its commands from input
+        rest = rest[1:]
+        parsed.append(Argument("-s", {}, None, Word("-s")))
     stdin = collect.context.stdin
     if rest and not any(a.option == "-s" for a in parsed):
         collect.path(rest[0], "exec", cwd)
@@ -517,7 +552,7 @@ def resolve_name(word: Word, knowledge: Knowledge) -> tuple[str, bool]:
     text = word.text
     if "/" not in text:
         return text, False
-    directory, base = os.path.split(text)
+    directory, base = os.path.split(collapse(text) if text.startswith("/") else text)
     if directory in knowledge.bin_directories:
         return base, False
     return text, True

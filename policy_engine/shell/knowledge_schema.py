@@ -53,7 +53,10 @@ class Wrapper(_Strict):
     assignments: bool = Field(default=False, description="NAME=value words may come first (env).")
     stdin: bool = Field(default=False, description="The command's operands come from input (xargs).")
     shellString: bool = Field(default=False, description="The remaining words are run as shell code (watch).")
-    end: list[str] = Field(default_factory=list, description="Words that end the command (parallel's :::).")
+    end: list[str] = Field(
+        default_factory=list, description="Words after which come the command's arguments (parallel's :::)."
+    )
+    alone: str | None = Field(default=None, description="Why it is in doubt when it runs no command (env).")
 
 
 class Entry(_Strict):
@@ -99,6 +102,10 @@ class Entry(_Strict):
     aliases: bool = Field(
         default=False, description="Operands are name=value with shell code values (alias)."
     )
+    variables: bool = Field(
+        default=False, description="Operands name environment variables: a secret-looking one is a doubt."
+    )
+    bare: str | None = Field(default=None, description="Why it is in doubt without operands (printenv).")
 
 
 Option.model_rebuild()

@@ -11,11 +11,13 @@ from typing import NamedTuple
 
 
 class ScriptEffects(NamedTuple):
-    """Files a script reads and writes (as written in it), and why it cannot be proven harmless."""
+    """Files a script reads and writes (as written in it), shell commands it runs, and why it
+    cannot be proven harmless."""
 
     reads: list[str]
     writes: list[str]
     doubts: list[str]
+    commands: list[str]
 
 
 _SED_SIMPLE = set("dDgGhHlnNpPqQxz=F")
@@ -26,7 +28,7 @@ _SED_FILE = {"r": "read", "R": "read", "w": "write", "W": "write"}
 
 def sed_script(script: str) -> ScriptEffects:
     """What a sed script does besides editing the stream."""
-    effects = ScriptEffects([], [], [])
+    effects = ScriptEffects([], [], [], [])
     position = 0
     length = len(script)
 
@@ -66,8 +68,10 @@ def sed_script(script: str) -> ScriptEffects:
             target = rest_of_line()
             (effects.reads if _SED_FILE[char] == "read" else effects.writes).append(target)
         elif char == "e":
+            command = rest_of_line()
             effects.doubts.append("the sed script runs a shell command (e)")
-            rest_of_line()
+            if command:
+                effects.commands.append(command)
         elif char in "sy":
             if position >= length:
                 effects.doubts.append("the sed script does not parse")
@@ -116,7 +120,7 @@ _AWK_LITERALS = r'"(?:[^"\\]|\\.)*"|/(?:[^/\\\n]|\\.)+/'
 
 def awk_program(program: str) -> ScriptEffects:
     """What an awk program does besides reading its input and printing."""
-    effects = ScriptEffects([], [], [])
+    effects = ScriptEffects([], [], [], [])
     # String and regex literals may hold any of the characters looked for below.
     code = re.sub(_AWK_LITERALS, '""', program)
     effects.doubts.extend(doubt for doubt, pattern in _AWK_CONSTRUCTS if re.search(pattern, code))

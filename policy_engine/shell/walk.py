@@ -50,10 +50,12 @@ class Command(NamedTuple):
 
 
 class Walk(NamedTuple):
-    """Everything a line runs, plus what the walk itself could not follow."""
+    """Everything a line runs, plus what the walk itself could not follow, and shell code found
+    in it that must be parsed on its own (a backtick substitution that nests another, escaped)."""
 
     commands: list[Command]
     doubts: list[str]
+    code: list[tuple[str, str | None]]
 
 
 class _State:
@@ -88,12 +90,13 @@ class Walker:
         self.base_depth = depth
         self.commands: list[Command] = []
         self.doubts: list[str] = []
+        self.code: list[tuple[str, str | None]] = []
 
     # -- entry points ---------------------------------------------------------------------------
 
     def walk(self, root: Node, cwd: str | None) -> Walk:
         self._statement(root, _State(cwd), self.base_depth)
-        return Walk(self.commands, self.doubts)
+        return Walk(self.commands, self.doubts, self.code)
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -117,7 +120,12 @@ class Walker:
         pending = [node]
         while pending:
             current = pending.pop()
-            if current.type in ("command_substitution", "process_substitution"):
+            if (
+                current.type == "command_substitution"
+                and (body := self._escaped_backticks(current)) is not None
+            ):
+                self.code.append((body, state.cwd))
+            elif current.type in ("command_substitution", "process_substitution"):
                 if not self._too_deep(depth + 1):
                     for child in current.named_children:
                         self._statement(child, state.copy(), depth + 1)
@@ -125,6 +133,15 @@ class Walker:
                 self._statement(current, state.copy(), depth + 1)
             else:
                 pending.extend(reversed(current.children))
+
+    def _escaped_backticks(self, node: Node) -> str | None:
+        """The body of a backtick substitution that nests another with an escaped backtick (bash
+        unescapes the body and runs it as code), or None for any other substitution."""
+        text = self._text(node)
+        if not text.startswith("`") or "\\`" not in text:
+            return None
+        body = text[1:-1] if text.endswith("`") else text[1:]
+        return body.replace("\\\\", "\x00").replace("\\`", "`").replace("\\$", "$").replace("\x00", "\\")
 
     # -- statements -----------------------------------------------------------------------------
 
