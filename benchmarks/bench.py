@@ -61,6 +61,23 @@ def bench_evaluation(config: Path, lines: list[str], cwd: str) -> dict[str, floa
     }
 
 
+def bench_analysis(lines: list[str], cwd: str) -> dict[str, float]:
+    """The shell analysis alone: parse, walk, wrappers and effects, per command line."""
+    from policy_engine.config.cache import cache_directory
+    from policy_engine.shell.analysis import Analyzer
+    from policy_engine.shell.knowledge import knowledge
+
+    analyzer = Analyzer(os.path.expanduser("~"), knowledge(cache_directory(os.environ)))
+    timings = []
+    clock = time.perf_counter_ns
+    for line in lines:
+        start = clock()
+        analyzer.atoms(line, cwd)
+        timings.append((clock() - start) / 1000)
+    timings.sort()
+    return {"median_us": statistics.median(timings), "p99_us": percentile(timings, 0.99)}
+
+
 def bench_startup(config: Path, runs: int, cwd: str) -> dict[str, float]:
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # a real install has its bytecode compiled
@@ -115,6 +132,11 @@ def main() -> int:
         f"evaluation: {evaluation['calls']} corpus command lines against {args.config.name}: "
         f"median {evaluation['median_us']:.1f} µs, p99 {evaluation['p99_us']:.1f} µs, "
         f"max {evaluation['max_us']:.0f} µs"
+    )
+    analysis = bench_analysis(lines, args.cwd)
+    print(
+        f"shell analysis alone: median {analysis['median_us']:.1f} µs, "
+        f"p99 {analysis['p99_us']:.1f} µs per line"
     )
     startup = bench_startup(args.config, args.runs, args.cwd)
     print(

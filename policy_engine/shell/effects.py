@@ -326,15 +326,25 @@ def _operands(
         paths.append(word)
     found = False
     last = entry.get("last")
+    targets_directory = _link_directory(paths, directory) if entry.get("linkTargets") else directory
     for index, word in enumerate(paths):
-        sense = last if last and index == len(paths) - 1 and len(paths) > 1 else kind
+        is_last = index == len(paths) - 1 and len(paths) > 1
+        sense = last if last and is_last else kind
         if sense == "text" or (
             sense == "unknown" and not (word.static and path_like(word.text)) and word.static
         ):
             continue
-        collect.path(word, sense, directory)
+        collect.path(word, sense, directory if is_last or len(paths) == 1 else targets_directory)
         found = True
     return found
+
+
+def _link_directory(paths: list[Word], directory: str | None) -> str | None:
+    """Where the relative target of a symbolic link is taken from: the link's own directory."""
+    if len(paths) < 2 or directory is None or not paths[-1].static:
+        return directory
+    link = collapse(paths[-1].text if paths[-1].text.startswith("/") else f"{directory}/{paths[-1].text}")
+    return link if os.path.isdir(link) else os.path.dirname(link)
 
 
 def _placeholder_command(collect: _Collector, words: list[Word], directory: str | None) -> None:
