@@ -14,12 +14,14 @@ FLAG: dict[str, Any] = {}
 
 
 class Argument(NamedTuple):
-    """One parsed argument: an option (its spelling, its spec, its value if any) or an operand."""
+    """One parsed argument: an option (its spelling, its spec, its value if any) or an operand
+    (``separated`` when it comes after ``--``)."""
 
     option: str | None
     spec: dict[str, Any]
     value: Word | None
     word: Word
+    separated: bool = False
 
 
 def spec_of(raw: str | dict[str, Any]) -> dict[str, Any]:
@@ -55,7 +57,7 @@ def parse_arguments(
         if only_operands or not word.static or text == "-" or not text.startswith("-") or len(text) < 2:
             if posix and not only_operands:
                 return parsed, words[index - 1 :]
-            parsed.append(Argument(None, FLAG, None, word))
+            parsed.append(Argument(None, FLAG, None, word, only_operands))
             continue
         if text == "--":
             only_operands = True

@@ -279,6 +279,11 @@ def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
     _doubt(collect, entry)
     directory, into = _option_paths(collect, parsed, cwd)
     operands = [a.word for a in parsed if a.option is None]
+    if entry.get("dashDash"):  # operands after -- are paths (git diff -- FILE)
+        separated = [a.word for a in parsed if a.option is None and a.separated]
+        for word in separated:
+            collect.path(word, entry["dashDash"], directory)
+        operands = [a.word for a in parsed if a.option is None and not a.separated]
     if any(a.spec.get("takes") == "command" for a in parsed):  # fd -x CMD ...: the rest is a command
         _placeholder_command(collect, rest, directory)
         rest = []

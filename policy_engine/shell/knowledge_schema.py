@@ -106,6 +106,9 @@ class Entry(_Strict):
         default=False, description="Operands name environment variables: a secret-looking one is a doubt."
     )
     bare: str | None = Field(default=None, description="Why it is in doubt without operands (printenv).")
+    dashDash: Sense | None = Field(
+        default=None, description="Sense of the operands after --, which are paths (git diff -- FILE)."
+    )
     linkTargets: bool = Field(
         default=False, description="Operands but the last are link targets, relative to the link (ln -s)."
     )
