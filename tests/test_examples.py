@@ -114,7 +114,9 @@ CASES = [
     Case("nudge", "/home/user/work", ("read", {"path": "src/a.ts"}), "nudge"),
     Case("nudge", "/home/user/work", ("grep", {"pattern": "x"}), "nudge"),
     Case("nudge", "/home/user/work", "grep -rn TODO .", "nudge"),
-    Case("nudge", "/home/user/work", "rg TODO", "allow"),
+    # A bash read of the project is a read too: the explicit read rule's nudge applies to it.
+    Case("nudge", "/home/user/work", "rg TODO", "nudge", "rule nudge read"),
+    Case("nudge", "/home/user/work", "echo done", "allow"),
     Case("nudge", "/home/user/work", ("write", {"path": "a"}), "allow"),
     # Safe command patterns (a read-only zone)
     Case("readonly", "/home/user/work", "git diff HEAD~1", "allow", "(from $safe-bash)"),

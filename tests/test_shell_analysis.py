@@ -193,8 +193,12 @@ CASES: list[tuple[str, list[A]]] = [
         [("mycli --config=/etc/conf run", ["unknown:/p", "unknown:/etc/conf"], [])],
     ),
     ("echo $OPENAI_API_KEY", [("echo $OPENAI_API_KEY", [], ["looks like a secret"])]),
-    ("ls --help", [("ls --help", [], [])]),
-    ("frobnicate --version", [("frobnicate --version", [], [])]),
+    ("ls --help", [("ls --help", ["read:/p"], [])]),
+    ("frobnicate --version", [("frobnicate --version", ["unknown:/p"], [])]),  # --help can't vouch for it
+    ("bash -c 'rm -rf /h' --version", [("rm -rf /h", ["delete:/h"], [])]),
+    ("find . 2>/dev/null -delete", [("find . -delete", ["read:/p", "delete:/p"], [])]),
+    ("env 2>/dev/null rm -rf x", [("rm -rf x", ["delete:/p/x"], [])]),
+    ("echo a > f b c", [("echo a b c", ["write:/p/f"], [])]),
     # What cannot be analysed is a doubt
     ("rm 'unterminated", [("rm", [], []), ("rm 'unterminated", [], ["does not parse"])]),
     (

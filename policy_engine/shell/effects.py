@@ -28,7 +28,6 @@ PSEUDO_FILES = (
     "/dev/random",
     "/dev/urandom",
 )
-HELP_OPTIONS = ("--help", "--version")
 
 
 class Run(NamedTuple):
@@ -168,18 +167,9 @@ def _parse(
     return changed, parsed, rest
 
 
-def is_help(words: list[Word]) -> bool:
-    """``tool [sub ...] --help`` or ``--version``: prints and exits, whatever the tool."""
-    if len(words) < 2 or not words[-1].static or words[-1].text not in HELP_OPTIONS:
-        return False
-    return all(w.static and not w.glob and "/" not in w.text and "=" not in w.text for w in words[1:-1])
-
-
 def command_effects(name: str, entry: dict[str, Any] | None, words: list[Word], context: Context) -> Effects:
     """The effects of the command ``words`` (``words[0]`` is its name, resolved to ``name``)."""
     collect = _Collector(context)
-    if is_help(words):
-        return collect.effects()
     if entry is None:  # nothing is known: it may do anything where it runs
         collect.directory(context.cwd, "unknown")
         for word in words[1:]:
@@ -408,10 +398,15 @@ def _program(
 
 
 def _subcommand(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
-    _, parsed, rest = _parse(entry, args, posix=True)
-    directory, _ = _option_paths(collect, parsed, cwd)
+    merged, parsed, rest = _parse(entry, args, posix=True)
+    directory, into = _option_paths(collect, parsed, cwd)
+    if merged is not entry:  # an option before the subcommand changed the command (git --no-pager...)
+        if merged.get("doubt") and merged.get("doubt") != entry.get("doubt"):
+            collect.doubts.append(merged["doubt"])
+        if merged.get("effect"):
+            collect.directory(into, merged["effect"])
     if not rest:
-        base = {k: v for k, v in entry.items() if k != "subcommands"}
+        base = {k: v for k, v in merged.items() if k not in ("subcommands", "doubt")}
         _plain(collect, base, [], directory)
         return
     name = rest[0]

@@ -222,6 +222,10 @@ class Walker:
 
     def _redirected(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
         body = node.child_by_field_name("body")
+        if (body is None or body.type != "command") and any(
+            _extra_destinations(c) for c in node.named_children if c.type == "file_redirect"
+        ):
+            self.doubts.append("words follow a redirect where no command can take them")
         # Node objects are created afresh on each access: compare identities by id.
         redirects = [
             c for c in node.children if c.is_named and c.type != "ERROR" and (body is None or c.id != body.id)
@@ -311,6 +315,9 @@ class Walker:
             for r in h.named_children
             if r.type == "file_redirect"
         ]
+        # Words after a redirect's target are the command's arguments (`find . 2>/dev/null -delete`);
+        # the grammar files them under the redirect, as more "destinations".
+        words += [extra for r in redirects for extra in _extra_destinations(r)]
         for part in (*assignments, *words):
             self._nested(part, state, depth)
         for redirect in redirects:
@@ -410,6 +417,13 @@ class Walker:
             for c in body.named_children
         )
         return Stdin("heredoc", text if quoted or not expands else None)
+
+
+def _extra_destinations(redirect: Node) -> list[Node]:
+    """The words after the first target of a file redirect (the grammar's extra "destinations")."""
+    if redirect.type != "file_redirect":
+        return []
+    return redirect.children_by_field_name("destination")[1:]
 
 
 def _follow_directory(command: Command, state: _State, variables: Variables) -> None:
