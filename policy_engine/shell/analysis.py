@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..model import Access, Atom, Sense
 from ..tools import BASH
 from .effects import Context, command_effects, locate, resolve_name
-from .grammar import parser
+from .grammar import parse
 from .walk import Walker
 from .words import Variables, Word
 
@@ -88,7 +88,7 @@ class Analyzer:
 
     def _line(self, line: str, cwd: str | None, depth: int) -> list[Atom]:
         source = join_continuations(line).encode("utf-8", "replace")
-        tree = parser("bash").parse(source)
+        tree = parse(source)
         walk = Walker(source, self.variables, self.knowledge).walk(tree.root_node, cwd)
         atoms: list[Atom] = []
         for command in walk.commands:
