@@ -6,15 +6,15 @@ import contextlib
 import os
 
 
-def atomic_write(path: str, text: str) -> None:
+def atomic_write(path: str, text: str | bytes) -> None:
     """Replace ``path`` with ``text`` in one step, creating its directory if needed."""
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)
     temporary = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8") if isinstance(text, str) else text)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -4,6 +4,7 @@ Everything here has been validated; nothing here imports pydantic or json5. Rule
 winning order (most specific first, then least disruptive), so the first matching rule decides.
 """
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from .model import Action, Origin
@@ -90,7 +91,7 @@ class Layer(NamedTuple):
     name: str
     restrict_only: bool
     files: tuple[str, ...]
-    policies: dict[str, CompiledPolicy]
+    policies: Mapping[str, CompiledPolicy]
     locations: tuple[LocationEntry, ...]
     default_policy: str | None
     default_policy_origin: Origin | None

@@ -1,14 +1,17 @@
 """Command knowledge: which operands and options of a command read, write, delete or run something.
 
 The knowledge is data (``commands.jsonc`` beside this module, described by ``CommandEntry`` below).
-It is validated and compiled once, on the first bash call after it changes, into the same kind of
-plain-JSON cache as policies; a hook process then loads it with ``json`` alone.
+It is validated and compiled once, on the first bash call after it changes, into a cache where every
+command's entry is stored apart (with ``marshal``), so that a hook process loads only the entries of
+the commands it meets.
 """
 
 from __future__ import annotations
 
+import marshal
 import os
 import re
+import sys
 import zlib
 from functools import cache
 from typing import Any
@@ -26,7 +29,7 @@ class Knowledge:
     __slots__ = ("aliases", "bin_directories", "commands", "secrets", "variables")
 
     def __init__(self, data: dict[str, Any]) -> None:
-        self.commands: dict[str, dict[str, Any]] = data["commands"]
+        self.commands: dict[str, Any] = data["commands"]  # name -> entry, or its marshal bytes
         self.aliases: dict[str, str] = data["aliases"]
         self.variables: dict[str, list[str] | None] = data["dangerousVariables"]
         self.bin_directories: frozenset[str] = frozenset(data["binDirectories"])
@@ -41,14 +44,18 @@ class Knowledge:
 
     def entry(self, name: str) -> dict[str, Any] | None:
         """The entry for a command name (``python3.12`` finds ``python`` through an alias)."""
-        found = self.commands.get(name)
-        if found is not None:
-            return found
-        alias = self.aliases.get(name)
-        if alias is None:
-            stem = name.rstrip("0123456789.")
-            alias = self.aliases.get(stem) or (stem if stem != name and stem in self.commands else None)
-        return self.commands.get(alias) if alias else None
+        if name not in self.commands:
+            alias = self.aliases.get(name)
+            if alias is None:
+                stem = name.rstrip("0123456789.")
+                alias = self.aliases.get(stem) or (stem if stem != name and stem in self.commands else None)
+            if alias is None or alias not in self.commands:
+                return None
+            name = alias
+        found = self.commands[name]
+        if isinstance(found, bytes):
+            found = self.commands[name] = marshal.loads(found)
+        return found  # type: ignore[no-any-return]
 
     def dangerous_variable(self, name: str, value: str | None) -> bool:
         """Whether setting ``name`` (to ``value``, if known) can change what a command runs."""
@@ -65,13 +72,17 @@ def knowledge(cache_directory: str | None = None) -> Knowledge:
     with open(DATA, "rb") as handle:
         raw = handle.read()
     # The data ships with the engine: its size and CRC identify it, without storing it in the cache.
-    key = [__version__, FORMAT, len(raw), zlib.crc32(raw)]
+    key = [__version__, FORMAT, list(sys.version_info[:2]), len(raw), zlib.crc32(raw)]
     directory = cache_directory or compiled_cache.cache_directory(os.environ)
     path = compiled_cache.cache_file(directory, key, "knowledge")
-    data = compiled_cache.read_json(path, key)
-    if data is None:
+    data = compiled_cache.read_marshal(path, key)
+    if data is None or not isinstance(data, dict):
         data = compile_knowledge(raw.decode("utf-8"))
-        compiled_cache.write_json(path, key, data)
+        stored = {
+            **data,
+            "commands": {name: marshal.dumps(entry) for name, entry in data["commands"].items()},
+        }
+        compiled_cache.write_marshal(path, key, stored)
     return Knowledge(data)
 
 
