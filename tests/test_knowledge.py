@@ -63,15 +63,17 @@ def test_every_safe_bash_pattern_names_a_known_command(compiled: Knowledge) -> N
     assert len(found) == len(set(found)), "duplicate patterns"
     unknown = [p for p in found if compiled.entry(p.split(" ")[0]) is None]
     assert unknown == []
-    # A first word with a wildcard (`* --help`) would reach commands the knowledge never vetted.
-    assert [p for p in found if any(c in p.split(" ")[0] for c in "*?[")] == []
+    # A first word with a wildcard (`* --help`) would reach commands the knowledge never vetted
+    # (in a pattern only * and ? are wildcards: `[ *` names the test command).
+    assert [p for p in found if any(c in p.split(" ")[0] for c in "*?")] == []
 
 
 def test_the_patterns_pi_control_could_never_match_are_gone() -> None:
     found = set(patterns())
     gone = {"less *", "more *", "make -n *", "make --dry-run *", "npm outdated *", "npm info *", "npm view *"}
+    gone |= {"env", "printenv"}  # they print every variable, secrets included: never without doubt
     assert not gone & found
-    assert {"git status", "cat *", "find *", "bun pm ls *", "env", "pip freeze"} <= found
+    assert {"git status", "cat *", "find *", "bun pm ls *", "printenv *", "pip freeze"} <= found
 
 
 def test_no_option_of_a_command_with_subcommands_relies_on_set(compiled: Knowledge) -> None:
@@ -695,7 +697,9 @@ def test_safe_bash_never_allows(safe_bash: tuple[Engine, Path], line: str) -> No
 ALLOWED_READ_ONLY_FLOOR = 28  # of 164 read-only lines: 17.1%
 ALLOWED_SHARE_FLOOR = 0.17
 # Lines labelled not read-only that $safe-bash may allow, each with the reason it is acceptable.
-JUSTIFIED: dict[str, str] = {}
+JUSTIFIED: dict[str, str] = {
+    "exit": "it ends the shell of the agent's tool call; it reads, writes and runs nothing",
+}
 
 
 @pytest.mark.skipif(not TLDR.exists(), reason=f"no corpus at {TLDR}")

@@ -448,7 +448,8 @@ def _wrapper(
             collect.code(word, directory, "the command")
         return
     if not rest:
-        if wrapper.get("alone"):
+        runs_code = any(argument.spec.get("takes") == "code" for argument in parsed)  # env -S 'cmd'
+        if wrapper.get("alone") and not runs_code:
             collect.doubts.append(wrapper["alone"])
         return
     unknown_input = wrapper.get("stdin") and cut is None

@@ -9,6 +9,7 @@ spelling, and whatever depends on its value is a doubt.
 
 import re
 from collections.abc import Callable
+from itertools import repeat
 from typing import NamedTuple
 
 from tree_sitter import Node
@@ -52,7 +53,7 @@ class _Builder:
         self.dynamic = False
 
     def add(self, text: str, quoted: bool) -> None:
-        self.chars.extend((c, quoted) for c in text)
+        self.chars.extend(zip(text, repeat(quoted)))
 
 
 _SIMPLE_ESCAPES = {
@@ -95,6 +96,9 @@ def decode_ansi_c(body: str) -> str:
 
 def _unescape_unquoted(text: str, out: _Builder) -> None:
     """An unquoted word: a backslash quotes the next character; backslash-newline disappears."""
+    if "\\" not in text:  # most words: nothing to undo
+        out.add(text, False)
+        return
     index = 0
     while index < len(text):
         char = text[index]
@@ -110,6 +114,9 @@ def _unescape_unquoted(text: str, out: _Builder) -> None:
 
 def _unescape_double_quoted(text: str, out: _Builder) -> None:
     """Inside double quotes a backslash only escapes ``$ ` " \\`` and newline."""
+    if "\\" not in text:
+        out.add(text, True)
+        return
     index = 0
     while index < len(text):
         char = text[index]
@@ -267,12 +274,18 @@ def _expand_braces(chars: _Chars) -> list[_Chars] | None:
     return done
 
 
+# A word bash passes as it is written: nothing to unquote, expand or match against files.
+_PLAIN = re.compile(r"[A-Za-z0-9_./=:,%+@^-]+")
+
+
 def words_of(node: Node, source: bytes, variables: Variables) -> list[Word]:
     """The words bash makes of one argument node: usually one, several after brace expansion.
 
     A word whose brace expansion would be too large, or whose ``~user`` is unknown, is dynamic.
     """
     raw = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+    if node.type == "word" and _PLAIN.fullmatch(raw):  # most words: no quote, escape, brace or glob
+        return [Word(raw, True, False, raw)]
     if node.type == "process_substitution":  # bash passes the pipe's name; its command is walked apart
         return [Word("/dev/fd/63", True, False, raw)]
     built = _Builder()
