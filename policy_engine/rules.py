@@ -106,9 +106,8 @@ class RuleBook:
         """
         tool_rules = self._tools.get(atom.tool)
         if tool_rules is None:
-            tool_rules = self._tools[atom.tool] = _ToolRules(
-                tuple(r for r in self.rules if glob_matches(r.tool, atom.tool))
-            )
+            globs = {glob: glob_matches(glob, atom.tool) for glob in {r.tool for r in self.rules}}
+            tool_rules = self._tools[atom.tool] = _ToolRules(tuple(r for r in self.rules if globs[r.tool]))
         command = atom.command
         read_only = atom.read_only
         matched = [

@@ -45,7 +45,7 @@ def probe(sandbox: Sandbox, config: Path, command: str = "ls") -> dict:
 
 
 def cache_files(sandbox: Sandbox) -> list[Path]:
-    return sorted((sandbox.root / "cache" / "policy-engine").glob("compiled-*.json"))
+    return sorted((sandbox.root / "cache" / "policy-engine").glob("compiled-*.cache"))
 
 
 def test_a_hit_imports_neither_pydantic_nor_json5(sandbox: Sandbox) -> None:
@@ -121,15 +121,16 @@ def test_a_damaged_cache_is_rebuilt_not_trusted(sandbox: Sandbox, damage) -> Non
 
 def test_a_well_formed_but_wrong_cache_is_rebuilt(sandbox: Sandbox) -> None:
     """A cache whose body checks out but whose content is not a policy set is not used."""
+    import marshal
     import zlib
 
     config = sandbox.write("policy.jsonc", CONFIG)
     probe(sandbox, config)
     (cached,) = cache_files(sandbox)
     _, body = cached.read_bytes().split(b"\n", 1)
-    data = json.loads(body)
+    data = marshal.loads(body)
     data["data"][0][0][3] = "not a dict of policies"
-    body = json.dumps(data).encode()
+    body = marshal.dumps(data)
     cached.write_bytes(f"{zlib.crc32(body):08x}\n".encode() + body)
     assert probe(sandbox, config, "rm x") == {
         "action": "deny",

@@ -5,6 +5,7 @@ one cache file, with the standard library alone; json5, pydantic and pathspec ar
 when the configuration changed and must be compiled again.
 """
 
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -68,6 +69,7 @@ def load(discovery: Discovery, env: Mapping[str, str], *, use_cache: bool = True
     key: list[Any] = [
         __version__,
         cache.FORMAT,
+        list(sys.version_info[:2]),  # the marshal format is bound to the Python version
         discovery.project_root,
         [[s.role, s.path, s.flavor, text, recorded] for s, text, recorded in files],
         [[path, text] for path, text in builtin_texts()],
