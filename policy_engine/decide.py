@@ -11,7 +11,7 @@ from typing import NamedTuple
 from .locations import location_directory, resolve_location
 from .model import Action, Atom, Sense, Verdict
 from .paths import spellings
-from .policy import Layer, LocationEntry
+from .policy import CompiledRule, Layer, LocationEntry
 from .protect import protections_hit
 from .rules import RuleBook
 
@@ -116,31 +116,30 @@ class LayerJudge:
                 where,
                 origin=policy.default_origin,
             )
-        return Verdict(
-            winner.action,
-            "rule",
-            layer.name,
-            atom,
-            target,
-            name,
-            where,
-            winner,
-            winner.origin,
-            winner.message,
-            beaten,
-        )
+        return self._rule_verdict(atom, target, located, winner, beaten)
 
     def _explicit_verdict(
         self, atom: Atom, target: str, located: tuple[str, str], tool: str
     ) -> Verdict | None:
         """A bash read or write judged by the policy's explicit ``read``/``write`` rules, if it has any
         (DESIGN.md: bash reads and writes are reads and writes)."""
-        name, where = located
-        rules = self._book(name).explicit(tool)
+        rules = self._book(located[0]).explicit(tool)
         if not rules:
             return None
-        rule = rules[0]
         detail = f"the command's {tool} of this path is governed by the policy's {tool} rules"
+        return self._rule_verdict(atom, target, located, rules[0], rules[1:], detail)
+
+    def _rule_verdict(
+        self,
+        atom: Atom,
+        target: str,
+        located: tuple[str, str],
+        rule: CompiledRule,
+        beaten: tuple[CompiledRule, ...],
+        detail: str | None = None,
+    ) -> Verdict:
+        """The verdict of ``rule`` of the located policy, having beaten ``beaten``."""
+        name, where = located
         return Verdict(
             rule.action,
             "rule",
@@ -152,7 +151,7 @@ class LayerJudge:
             rule,
             rule.origin,
             rule.message,
-            rules[1:],
+            beaten,
             detail,
         )
 

@@ -270,14 +270,6 @@ class Walker:
             ):
                 self._check_assignment(self._text(name))
 
-    def _error(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
-        """Unparsable text: the commands tree-sitter still recognised inside are walked all the same."""
-        for child in node.named_children:
-            if child.type in _STATEMENTS:
-                self._statement(child, state, depth, stdin)
-            else:
-                self._nested(child, state, depth)
-
     def _nested_only(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
         self._nested(node, state, depth)
 
@@ -481,7 +473,7 @@ _STATEMENTS: dict[str, Callable[[Walker, Node, _State, int, Stdin | None], None]
     "declaration_command": Walker._declaration,
     "unset_command": Walker._nested_only,
     "test_command": Walker._nested_only,
-    "ERROR": Walker._error,
+    "ERROR": Walker._block,  # unparsable text: the commands recognised inside are walked all the same
 }
 
 _IGNORED = frozenset({"comment", "heredoc_body", "heredoc_start", "heredoc_end"})

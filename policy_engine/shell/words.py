@@ -300,8 +300,3 @@ def words_of(node: Node, source: bytes, variables: Variables) -> list[Word]:
         Word("".join(c for c, _ in word), True, any(c in GLOB_CHARACTERS and not q for c, q in word), raw)
         for word in expanded
     ]
-
-
-def split_words(text: str) -> list[Word]:
-    """Whitespace-separated words of a plain string (``env -S``, ``watch``'s joined arguments)."""
-    return [Word(part, True, any(c in GLOB_CHARACTERS for c in part), part) for part in text.split()]
