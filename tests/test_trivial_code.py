@@ -1,0 +1,86 @@
+"""Perl, Ruby, PHP and Lua programs: proven harmless only when trivially so (interpreters/trivial.py)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from policy_engine.interpreters.program import Setting
+from policy_engine.interpreters.trivial import DIALECTS, analyze
+
+SETTING = Setting("/p", "/home/me", lambda name: "KEY" in name)
+
+HARMLESS = [
+    ("perl", "s/foo/bar/g"),
+    ("perl", "print if /TODO/"),
+    ("perl", 'print "hello $name\\n"'),
+    ("perl", "print $F[0]"),
+    ("perl", 'print join(",", map { $_ * 2 } 1..3)'),
+    ("perl", "$x = 0x1f; print $x"),
+    ("perl", "s/(\\w+)/$1/g"),
+    ("perl", "tr/a-z/A-Z/"),
+    ("perl", "use strict; use warnings; print length $_"),
+    ("ruby", 'puts "hi"'),
+    ("ruby", "puts [1, 2, 3].map { |x| x * 2 }.sum"),
+    ("ruby", "n = 2\nputs n if n > 1"),
+    ("ruby", "puts ARGF.each_line.count"),
+    ("php", "echo json_encode([1, 2]), PHP_EOL;"),
+    ("php", "$a = [3, 1]; sort($a); print_r($a);"),
+    ("lua", 'print(string.format("%d", 6 * 7))'),
+    ("lua", "local t = {1, 2}; for i, v in ipairs(t) do print(v) end"),
+    ("lua", "local function sq(n) return n * n end print(sq(3))"),
+    ("ruby", "def sq(n) n * n end\nputs sq(3)"),
+]
+
+DOUBTFUL = [
+    ("perl", 'system("rm -rf /")', "`system`"),
+    ("perl", 'unlink "/etc/passwd"', "`unlink`"),
+    ("perl", "s/x/`id`/e", "`"),
+    ("perl", "s/x/system(1)/e", "e flag"),
+    ("perl", 'print "@{[ 1 ]}"', "@{"),
+    ("perl", 'print "$h{system(1)}"', "interpolates an expression"),
+    ("perl", "print $ENV{OPENAI_API_KEY}", "ENV"),
+    ("perl", 'open(my $f, ">", "/etc/x")', "`open`"),
+    ("perl", "use POSIX; print 1", "`POSIX`"),
+    ("perl", "print qx(id)", "qx"),
+    ("perl", "eval $code", "`eval`"),
+    ("ruby", 'FileUtils.rm_rf("/")', "`FileUtils`"),
+    ("ruby", "puts `id`", "`"),
+    ("ruby", 'puts "#{File.read("/etc/shadow")}"', "#{"),
+    ("ruby", 'system = 1; system "ls"', "`system`"),
+    ("ruby", 'x = 1\nx "ls"', "`x`"),
+    ("ruby", "puts ENV.to_h", "ENV"),
+    ("ruby", 'Kernel.send(:exec, "sh")', "`Kernel`"),
+    ("php", 'system("id");', "`system`"),
+    ("php", '$f = "system"; $f("id");', "named at run time"),
+    ("php", '("sys" . "tem")("id");', "named at run time"),
+    ("perl", '$n = "x"; &$n("id")', "&$"),
+    ("php", "echo getenv('AWS_SECRET');", "`getenv`"),
+    ("php", "print_r($_ENV);", "_ENV"),
+    ("lua", 'os.execute("rm -rf /")', "`os`"),
+    ("lua", 'io.open("/etc/x", "w")', "`io`"),
+    ("lua", 'load("os.exit()")()', "`load`"),
+    ("lua", "print([[x]])", "[["),
+]
+
+
+@pytest.mark.parametrize(("language", "source"), HARMLESS)
+def test_trivially_harmless_programs_raise_no_doubt(language: str, source: str) -> None:
+    assert analyze(source, SETTING, language).doubts == ()
+
+
+@pytest.mark.parametrize(("language", "source", "named"), DOUBTFUL)
+def test_anything_else_is_a_doubt_that_names_why(language: str, source: str, named: str) -> None:
+    doubts = analyze(source, SETTING, language).doubts
+    assert len(doubts) == 1 and doubts[0].startswith("line "), doubts
+    assert named in doubts[0]
+
+
+def test_a_doubt_names_its_line() -> None:
+    assert analyze('print "a";\nprint "b";\nsystem("x");', SETTING, "perl").doubts[0].startswith("line 3:")
+
+
+@given(st.sampled_from(sorted(DIALECTS)), st.text())
+def test_arbitrary_text_never_raises(language: str, source: str) -> None:
+    analyze(source, SETTING, language)
