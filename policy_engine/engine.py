@@ -19,8 +19,22 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from .config.discover import Discovery
-    from .policy import PolicySet
+    from .policy import InterpreterSettings, PolicySet
     from .shell.analysis import Analyzer
+
+
+def analysis_settings(policy_set: PolicySet) -> InterpreterSettings | None:
+    """How inline programs are analysed for every layer at once: on when any layer turns it on (a
+    layer that restricts wants to see them), within the smallest limits of those layers (hitting a
+    limit is a doubt, so the smallest is the strictest); None when every layer turns it off."""
+    enabled = [layer.interpreter for layer in policy_set.layers if layer.interpreter.enabled]
+    if not enabled:
+        return None
+    return enabled[0]._replace(
+        max_source_bytes=min(s.max_source_bytes for s in enabled),
+        max_depth=min(s.max_depth for s in enabled),
+        max_nodes=min(s.max_nodes for s in enabled),
+    )
 
 
 class Engine:
@@ -57,8 +71,13 @@ class Engine:
             from .shell.analysis import Analyzer
             from .shell.knowledge import knowledge
 
-            depth = max(layer.interpreter.max_depth for layer in self.policy_set.layers)
-            self._analyzer = Analyzer(self.home, knowledge(self._cache_directory), depth)
+            code = analysis_settings(self.policy_set)
+            depth = (
+                code.max_depth
+                if code is not None
+                else max(layer.interpreter.max_depth for layer in self.policy_set.layers)
+            )
+            self._analyzer = Analyzer(self.home, knowledge(self._cache_directory), depth, code)
         return self._analyzer.atoms(line, cwd)
 
     def _spell(self, directory: str) -> tuple[str, ...]:

@@ -67,10 +67,12 @@ class ToolCall(NamedTuple):
 
 
 class Access(NamedTuple):
-    """A path an atom reads, writes, deletes or executes."""
+    """A path an atom reads, writes, deletes or executes; ``via`` says what in inline code does it
+    (``Python line 2: open(mode 'w')``), for explanations."""
 
     path: str
     sense: Sense
+    via: str | None = None
 
 
 class Atom(NamedTuple):

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from .rules import specificity
 
 if TYPE_CHECKING:
-    from .model import Atom, Decision, Verdict
+    from .model import Access, Atom, Decision, Verdict
     from .policy import CompiledRule
 
 
@@ -30,9 +30,16 @@ def atom_json(atom: Atom) -> dict[str, Any]:
     data: dict[str, Any] = {"tool": atom.tool}
     if atom.command is not None:
         data["command"] = atom.command
-    data["accesses"] = [{"path": a.path, "sense": a.sense.value} for a in atom.accesses]
+    data["accesses"] = [_access_json(access) for access in atom.accesses]
     if atom.doubts:
         data["doubts"] = list(atom.doubts)
+    return data
+
+
+def _access_json(access: Access) -> dict[str, str]:
+    data = {"path": access.path, "sense": access.sense.value}
+    if access.via is not None:
+        data["via"] = access.via
     return data
 
 
@@ -96,7 +103,8 @@ def explain(decision: Decision) -> str:
         title = atom.command if atom.command is not None else atom.tool
         lines.append(f"atom {number}: {title}")
         for access in atom.accesses:
-            lines.append(f"  {access.sense.value:<7} {access.path}")
+            via = f"  ({access.via})" if access.via else ""
+            lines.append(f"  {access.sense.value:<7} {access.path}{via}")
         for doubt in atom.doubts:
             lines.append(f"  doubt   {doubt}")
         for verdict in (v for v in decision.verdicts if v.atom == atom):

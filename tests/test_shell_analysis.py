@@ -158,7 +158,7 @@ CASES: list[tuple[str, list[A]]] = [
     ("find . -name '*.o' -delete", [("find . -name *.o -delete", ["read:/p", "delete:/p"], [])]),
     ("find /d -exec rm {} +", [("find /d -exec rm {} +", ["read:/d"], []), ("rm /d", ["delete:/d"], [])]),
     ("find . -fprint /tmp/list", [("find . -fprint /tmp/list", ["read:/p", "write:/tmp/list"], [])]),
-    ("python3 - <<'PY'\nopen('/z','w')\nPY", [("python3 -", [], ["Python"])]),
+    ("python3 - <<'PY'\nopen('/z','w')\nPY", [("python3 -", ["write:/z"], [])]),
     # Options and operands
     ("cp a b", [("cp a b", ["read:/p/a", "write:/p/b"], [])]),
     ("cp -t dir a b", [("cp -t dir a b", ["write:/p/dir", "read:/p/a", "read:/p/b"], [])]),

@@ -13,6 +13,7 @@ import pwd
 from typing import TYPE_CHECKING
 
 from ..model import Access, Atom, Sense
+from ..policy import InterpreterSettings
 from ..tools import BASH
 from .effects import Context, command_effects, locate, resolve_name
 from .grammar import parse
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
 MAX_BYTES = 64 * 1024
 MAX_ATOMS = 2000
+DEFAULT_CODE = InterpreterSettings()
 WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
 
 
@@ -60,12 +62,20 @@ def join_continuations(line: str) -> str:
 
 class Analyzer:
     """Turns bash lines into atoms. One per engine: it holds the home directory, the command
-    knowledge, and how deep nested shell code (``bash -c "bash -c ..."``) is followed."""
+    knowledge, how deep nested shell code (``bash -c "bash -c ..."``) is followed, and how inline
+    programs are analysed (``code``: None when interpreterAnalysis is off)."""
 
-    def __init__(self, home: str, knowledge: Knowledge, max_depth: int = 4) -> None:
+    def __init__(
+        self,
+        home: str,
+        knowledge: Knowledge,
+        max_depth: int = 4,
+        code: InterpreterSettings | None = DEFAULT_CODE,
+    ) -> None:
         self.home = home
         self.knowledge = knowledge
         self.max_depth = max_depth
+        self.code = code
         self.variables = Variables(home, None, user_home)
 
     def atoms(self, line: str, cwd: str) -> tuple[Atom, ...]:
@@ -150,7 +160,9 @@ class Analyzer:
                 doubts += [doubt] if doubt else []
             else:
                 entry = self.knowledge.entry(name)
-        effects = command_effects(name, entry, words, Context(cwd, self.home, self.knowledge, stdin))
+        effects = command_effects(
+            name, entry, words, Context(cwd, self.home, self.knowledge, stdin, self.code)
+        )
         text = " ".join([name, *(w.text for w in words[1:])])
         own = Atom(BASH, text, tuple(accesses + effects.accesses), tuple(doubts + effects.doubts))
         runs = effects.runs

@@ -77,6 +77,8 @@ def parse_arguments(
                 value = words[index]
                 index += 1
             parsed.append(Argument(name, spec if spec is not None else {"unknown": True}, value, word))
+            if spec is not None and spec.get("rest"):  # python -c CODE ARGS: the rest is the program's
+                return parsed, words[index:]
             continue
         for position in range(1, len(text)):
             name = "-" + text[position]
@@ -95,6 +97,8 @@ def parse_arguments(
                     index += 1
                 else:
                     parsed.append(Argument(name, spec, None, word))
+                if spec.get("rest"):
+                    return parsed, words[index:]
                 break
             parsed.append(Argument(name, spec, None, word))
     return parsed, []

@@ -9,8 +9,11 @@ touches its working directory in an unknown way, so that no read-only rule can e
 import os.path
 from typing import Any, NamedTuple
 
+from ..interpreters import inline
+from ..interpreters.program import Setting
 from ..model import Access, Sense
 from ..paths import collapse
+from ..policy import InterpreterSettings
 from .arguments import Argument, parse_arguments, spec_of
 from .knowledge import Knowledge
 from .programs import awk_program, sed_script
@@ -51,12 +54,14 @@ class Effects(NamedTuple):
 
 
 class Context(NamedTuple):
-    """Where the command runs and what it reads on standard input."""
+    """Where the command runs, what it reads on standard input, and how inline programs are analysed
+    (``code`` is None when interpreterAnalysis is off)."""
 
     cwd: str | None
     home: str
     knowledge: Knowledge
     stdin: Stdin | None
+    code: InterpreterSettings | None = None
 
 
 def path_like(text: str) -> bool:
@@ -139,6 +144,36 @@ class _Collector:
         else:
             self.doubts.append(f"{what} is computed at run time")
 
+    def source(self, text: str | None, language: str, cwd: str | None) -> None:
+        """A program in ``language`` the command runs (None: computed at run time). What its source
+        shows it doing becomes the command's own accesses, and the commands it runs are judged too."""
+        settings = self.context.code
+        if settings is None:  # interpreterAnalysis is off: the command is judged by its rules alone
+            return
+        name = inline.language_name(language)
+        if text is None:
+            self.doubts.append(f"the {name} program is computed at run time")
+            return
+        setting = Setting(cwd, self.context.home, self.context.knowledge.secret_variable, settings.max_nodes)
+        program = inline.analyze(language, text, setting, settings.max_source_bytes)
+        for effect in program.effects:
+            via = f"{name} line {effect.line}: {effect.evidence}"
+            self.accesses.append(Access(effect.path, effect.sense, via))
+        for contact in program.contacts:
+            if cwd is None:
+                self.doubts.append("the working directory is unknown after a cd")
+            else:
+                via = f"{name} line {contact.line}: {contact.evidence} talks to another machine"
+                self.accesses.append(Access(cwd, Sense.UNKNOWN, via))
+        for run in program.executions:
+            if run.argv is not None:
+                self.runs.append(
+                    Run(tuple(Word(word, True, False, word) for word in run.argv), None, run.cwd)
+                )
+            elif run.shell is not None:
+                self.runs.append(Run(code=run.shell, cwd=run.cwd))
+        self.doubts += [f"in the {name} program, {doubt}" for doubt in program.doubts]
+
     def effects(self, atom: bool = True) -> Effects:
         return Effects(list(dict.fromkeys(self.accesses)), self.doubts, self.runs, atom)
 
@@ -204,12 +239,12 @@ def _entry(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
     _doubt(collect, entry)
     if entry.get("shell"):
         _shell(collect, entry, args, cwd)
-    elif entry.get("interpreter"):
-        _interpreter(collect, entry, args, cwd)
     elif entry.get("find"):
         _find(collect, entry, args, cwd)
-    else:
+    elif entry.get("subcommands"):  # bun run, bun -e: the interpreter's options come first
         _subcommand(collect, entry, args, cwd)
+    else:
+        _interpreter(collect, entry, args, cwd)
 
 
 def _doubt(collect: _Collector, entry: dict[str, Any]) -> None:
@@ -218,9 +253,10 @@ def _doubt(collect: _Collector, entry: dict[str, Any]) -> None:
 
 
 def _option_paths(
-    collect: _Collector, parsed: list[Argument], cwd: str | None
+    collect: _Collector, parsed: list[Argument], cwd: str | None, language: str | None = None
 ) -> tuple[str | None, str | None]:
-    """Accesses and doubts of the options; returns (working directory, directory effects land in)."""
+    """Accesses and doubts of the options, and the programs they give in ``language``; returns
+    (working directory, directory effects land in)."""
     directory = into = cwd
     for argument in parsed:
         spec, value = argument.spec, argument.value
@@ -231,7 +267,7 @@ def _option_paths(
             collect.path(value, "unknown", directory)
         if spec.get("atFile") and value is not None:
             _at_file(collect, value, spec["atFile"], directory)
-        if value is None or takes in (None, "value", "command"):
+        if value is None or takes in (None, "value", "command", "module"):
             continue
         if takes in ("cwd", "into"):
             accesses, doubt = locate(value, Sense.READ, directory)
@@ -244,6 +280,8 @@ def _option_paths(
                 into = target
         elif takes == "code":
             collect.code(value, directory, f"the code given to {argument.option}")
+        elif takes == "source":
+            collect.source(value.text if value.static else None, language or "unknown", directory)
         else:
             collect.path(value, takes, directory)
     return directory, into
@@ -399,7 +437,9 @@ def _program(
 
 def _subcommand(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
     merged, parsed, rest = _parse(entry, args, posix=True)
-    directory, into = _option_paths(collect, parsed, cwd)
+    directory, into = _option_paths(collect, parsed, cwd, entry.get("interpreter"))
+    if any(a.spec.get("takes") == "source" for a in parsed):  # bun -e CODE ARGS: no subcommand follows
+        return
     if merged is not entry:  # an option before the subcommand changed the command (git --no-pager...)
         if merged.get("doubt") and merged.get("doubt") != entry.get("doubt"):
             collect.doubts.append(merged["doubt"])
@@ -414,6 +454,9 @@ def _subcommand(collect: _Collector, entry: dict[str, Any], args: list[Word], cw
     sub = subcommands.get(name.text) if name.static else None
     if sub is None:
         sub = subcommands.get("*")
+        if sub is not None and sub.get("interpreter"):  # bun x.ts: the word is the script
+            _entry(collect, sub, rest, directory)
+            return
     if sub is None:
         collect.directory(directory, "unknown")
         for word in rest[1:]:
@@ -428,6 +471,8 @@ def _wrapper(
 ) -> None:
     wrapper = entry["wrapper"]
     directory, _ = _option_paths(collect, parsed, cwd)
+    if entry.get("effect"):  # uv run syncs the project's environment before it runs the command
+        collect.directory(directory, entry["effect"])
     knowledge = collect.context.knowledge
     if wrapper.get("assignments"):
         while rest and rest[0].static and "=" in rest[0].text and rest[0].text.split("=")[0].isidentifier():
@@ -452,6 +497,11 @@ def _wrapper(
         if wrapper.get("alone") and not runs_code:
             collect.doubts.append(wrapper["alone"])
         return
+    if wrapper.get("interpreters"):
+        name, is_file = resolve_name(rest[0], knowledge) if rest[0].static else ("", True)
+        target = None if is_file else knowledge.entry(name)
+        if target is None or not target.get("interpreter"):
+            return
     unknown_input = wrapper.get("stdin") and cut is None
     doubts = ("its arguments come from standard input, so what it runs is unknown",) if unknown_input else ()
     rest = rest + inputs  # parallel CMD ::: ARGS: the arguments are known
@@ -487,7 +537,7 @@ def _shell(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
     if rest and not any(a.option == "-s" for a in parsed):
         collect.path(rest[0], "exec", cwd)
         collect.doubts.append(f"runs the script `{rest[0].raw}`, whose commands are not analysed")
-    elif stdin is not None and stdin.kind in ("heredoc", "herestring") and stdin.text is not None:
+    elif stdin is not None and stdin.kind != "file" and stdin.text is not None:
         collect.doubts.append(f"a shell reads commands from a {_INPUT_NAMES[stdin.kind]}")
         collect.code(stdin.text, cwd, "the shell input")
     elif stdin is not None:
@@ -500,16 +550,69 @@ def _shell(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
 _INPUT_NAMES = {"heredoc": "heredoc", "herestring": "here-string", "pipe": "pipe", "file": "file"}
 
 
+# Options that only print and exit (python3 --version): the interpreter runs no program.
+_VERSION = frozenset({"--version", "-V", "-VV", "--help", "-h", "-v", "-version", "--help-all"})
+
+
 def _interpreter(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
+    """An interpreter runs a program given inline (``-c``), a module (``-m``), a script, or what it
+    reads on standard input. With interpreterAnalysis off, none of it is in doubt: the command is
+    judged by its rules alone, as pi-control does."""
     language = entry["interpreter"]
-    _, parsed, rest = _parse(entry, args, posix=True)
-    _option_paths(collect, parsed, cwd)
-    informational = {"--version", "-V", "--help", "-h", "-v", "-version"}
-    if not rest and parsed and all(a.option in informational for a in parsed):
+    first_doubt = len(collect.doubts)
+    entry, parsed, rest = _parse(entry, args, posix=True)
+    directory, _ = _option_paths(collect, parsed, cwd, language)
+    module = next((a for a in parsed if a.spec.get("takes") == "module"), None)
+    if any(a.spec.get("takes") == "source" for a in parsed):
+        _operands(collect, entry, rest, directory)  # perl -ne CODE FILE; python -c CODE ARGS
+    elif module is not None:
+        _module(collect, entry, module, rest, directory)
+    elif entry.get("source") is not None:  # deno eval CODE
+        index = entry["source"]
+        program = rest[index] if index < len(rest) else None
+        if program is not None:
+            collect.source(program.text if program.static else None, language, directory)
+    elif rest and rest[0].text != "-":
+        collect.path(rest[0], "exec", directory)
+        collect.doubts.append(f"runs the script `{rest[0].raw}`, whose code is not analysed")
+    elif collect.context.stdin is not None or not (parsed and all(a.option in _VERSION for a in parsed)):
+        _input_program(collect, language, directory)
+    if collect.context.code is None:
+        del collect.doubts[first_doubt:]
+
+
+def _module(
+    collect: _Collector, entry: dict[str, Any], module: Argument, rest: list[Word], cwd: str | None
+) -> None:
+    """``python -m NAME ARGS``: a module known as a command is judged as that command (``python -m
+    pytest`` as pytest), any other is in doubt."""
+    name = module.value
+    target = entry.get("modules", {}).get(name.text) if name is not None and name.static else None
+    if isinstance(target, str):
+        target = collect.context.knowledge.entry(target)
+    if target is None:
+        shown = name.raw if name is not None else ""
+        collect.doubts.append(f"runs the module `{shown}`, whose code is not analysed")
+        collect.directory(cwd, "exec")
         return
-    if rest and rest[0].text != "-":
-        collect.path(rest[0], "exec", cwd)
-    collect.doubts.append(f"runs {language} code, which this analysis does not read")
+    _entry(collect, target, rest, cwd)
+
+
+def _input_program(collect: _Collector, language: str, cwd: str | None) -> None:
+    """The program an interpreter reads on standard input: a heredoc, a here-string or a pipe from
+    ``echo`` is read like inline code; another pipe or a file cannot be seen; without either, the
+    interpreter is interactive."""
+    stdin = collect.context.stdin
+    name = inline.language_name(language)
+    # A heredoc or here-string is read even when computed (then in doubt); a pipe when it is known.
+    known = stdin is not None and stdin.kind == "pipe" and stdin.text is not None
+    if stdin is not None and (stdin.kind in ("heredoc", "herestring") or known):
+        collect.source(stdin.text, language, cwd)
+    elif stdin is not None:
+        what = _INPUT_NAMES[stdin.kind]
+        collect.doubts.append(f"reads a {name} program from a {what}, which this analysis cannot see")
+    else:
+        collect.doubts.append(f"starts an interactive {name} interpreter")
 
 
 def _find(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:

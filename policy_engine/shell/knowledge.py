@@ -97,6 +97,11 @@ def compile_knowledge(text: str) -> dict[str, Any]:
     )
     for entry in data["commands"].values():
         _resolve_shared(entry)
+        for module, target in entry.get("modules", {}).items():
+            if isinstance(target, str) and target not in data["commands"]:
+                raise ValueError(f"module {module!r} is judged as {target!r}, which has no entry")
+            if isinstance(target, dict):
+                _resolve_shared(target)
     data.setdefault("aliases", {})
     data.setdefault("dangerousVariables", {})
     data.setdefault("binDirectories", [])

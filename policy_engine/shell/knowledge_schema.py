@@ -14,7 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Sense = Literal["read", "write", "delete", "exec", "unknown"]
 OperandKind = Literal["read", "write", "delete", "exec", "unknown", "text"]
-Takes = Literal["value", "read", "write", "delete", "exec", "cwd", "into", "code", "command"]
+Takes = Literal[
+    "value", "read", "write", "delete", "exec", "cwd", "into", "code", "command", "source", "module"
+]
 
 
 class _Strict(BaseModel):
@@ -28,7 +30,11 @@ class Option(_Strict):
         default=None,
         description="The option's argument: a plain value, a path with a sense, a directory that "
         "relative paths (cwd) or the command's effect (into) are taken from, shell code (code), "
-        "or a command made of the remaining words (command). Absent: a flag.",
+        "a command made of the remaining words (command), a program in the interpreter's language "
+        "(source: python -c), or a module the interpreter runs (module: python -m). Absent: a flag.",
+    )
+    rest: bool = Field(
+        default=False, description="The words after the option's argument belong to the program it names."
     )
     optional: bool = Field(default=False, description="The argument is only given attached (-i.bak, --x=y).")
     set: Entry | None = Field(
@@ -42,7 +48,9 @@ class Option(_Strict):
 
 
 # A single word: "flag" (no argument), or what ``Option.takes`` says the argument is.
-OptionKind = Literal["flag", "value", "read", "write", "delete", "exec", "cwd", "into", "code", "command"]
+OptionKind = Literal[
+    "flag", "value", "read", "write", "delete", "exec", "cwd", "into", "code", "command", "source", "module"
+]
 
 
 class Wrapper(_Strict):
@@ -57,6 +65,11 @@ class Wrapper(_Strict):
         default_factory=list, description="Words after which come the command's arguments (parallel's :::)."
     )
     alone: str | None = Field(default=None, description="Why it is in doubt when it runs no command (env).")
+    interpreters: bool = Field(
+        default=False,
+        description="Only an interpreter is looked through (uv run python -c CODE); any other command "
+        "it runs is judged by the wrapper's own words (uv run pytest).",
+    )
 
 
 class Entry(_Strict):
@@ -93,7 +106,19 @@ class Entry(_Strict):
     shell: bool = Field(
         default=False, description="A shell: -c CODE, a script, or commands on standard input."
     )
-    interpreter: str | None = Field(default=None, description="The language of code this command runs.")
+    interpreter: str | None = Field(
+        default=None,
+        description="The language of the programs this command runs: inline (an option that takes "
+        "source, or the operand at `source`), on standard input, or from a script operand.",
+    )
+    source: int | None = Field(
+        default=None, description="Index of the operand that is a program (deno eval)."
+    )
+    modules: dict[str, Entry | str] = Field(
+        default_factory=dict,
+        description="Modules run with the interpreter's module option (python -m pytest), judged as the "
+        "command named or by the entry given; any other module is in doubt.",
+    )
     program: Literal["sed", "awk"] | None = Field(
         default=None, description="The first operand (or -e/-f) is a program whose effects are checked."
     )

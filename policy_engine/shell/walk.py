@@ -7,6 +7,7 @@ working directory is followed through ``cd``/``pushd``/``popd``: sequentially th
 of subshells, pipelines or substitutions, and into "unknown" when a branch or loop may change it.
 """
 
+import re
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -188,13 +189,17 @@ class Walker:
             self._statement(item, state, depth, stdin)
 
     def _pipeline(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
-        """Each stage runs in a subshell; every stage after a ``|`` reads the pipe."""
-        piped = False
+        """Each stage runs in a subshell; every stage after a ``|`` reads the pipe, whose text is
+        known when the stage before only prints static text (``echo 'print(1)' | python3``)."""
+        output = Stdin("pipe")
         for child in node.children:
             if child.type in ("|", "|&"):
-                piped = True
+                stdin = output
             elif child.is_named:
-                self._statement(child, state.copy(), depth, Stdin("pipe") if piped else stdin)
+                count = len(self.commands)
+                self._statement(child, state.copy(), depth, stdin)
+                printer = self.commands[-1] if len(self.commands) == count + 1 else None
+                output = Stdin("pipe", _printed(printer) if printer is not None else None)
 
     def _subshell(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
         self._sequence(node, state.copy(), depth, None)
@@ -408,7 +413,32 @@ class Walker:
             c.type in ("command_substitution", "simple_expansion", "expansion", "arithmetic_expansion")
             for c in body.named_children
         )
-        return Stdin("heredoc", text if quoted or not expands else None)
+        if expands:
+            return Stdin("heredoc", text if quoted else None)
+        if any(c.type == "<<-" for c in node.children):  # <<- strips the lines' leading tabs
+            text = _LEADING_TABS.sub("", text)
+        if not quoted:  # bash removes the backslash before $, `, \ and a newline in an unquoted body
+            text = _BODY_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
+        return Stdin("heredoc", text)
+
+
+def _printed(command: Command) -> str | None:
+    """The text a command prints when it only prints static text: ``echo`` without options, or
+    ``cat`` of its heredoc or here-string; None for anything else."""
+    words = command.words
+    redirected = any(redirect.operator not in ("<<", "<<<") for redirect in command.redirects)
+    if not words or redirected or not all(word.static and not word.glob for word in words):
+        return None
+    name = words[0].text
+    if name == "echo" and not any(word.text.startswith("-") for word in words[1:2]):
+        return " ".join(word.text for word in words[1:]) + "\n"
+    if name == "cat" and len(words) == 1 and command.stdin is not None and command.stdin.kind != "file":
+        return command.stdin.text
+    return None
+
+
+_LEADING_TABS = re.compile(r"^\t+", re.MULTILINE)
+_BODY_ESCAPE = re.compile(r"\\([$`\\\n])")
 
 
 def _extra_destinations(redirect: Node) -> list[Node]:
