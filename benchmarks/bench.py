@@ -4,8 +4,11 @@ Run: python benchmarks/bench.py [--corpus DIR] [--config FILE] [--runs N]
 
 1. Evaluation: every command line of the corpus (tldr.txt and nl2bash.txt) is judged as a bash call
    against examples/sample.jsonc by one in-process Engine; median and p99 microseconds per call.
-2. Start-up: `policy check` as a new process (compiled cache warm) beside `python -c pass`, run
-   alternately so that both see the same machine load; medians and their ratio.
+2. Inline code: a `python3 -c` program and a `node -e` program beside a plain command, judged by one
+   in-process Engine (grammars loaded before timing); medians and their ratio to the plain command.
+3. Start-up: `policy check "git status"` and `policy check "python3 -c ..."` as new processes
+   (compiled cache warm) beside `python -c pass`, run alternately so that all see the same machine
+   load; medians and their ratios.
 
 Figures on a shared machine are noisy: compare ratios measured in one run, not absolute times
 across runs.
@@ -78,31 +81,68 @@ def bench_analysis(lines: list[str], cwd: str) -> dict[str, float]:
     return {"median_us": statistics.median(timings), "p99_us": percentile(timings, 0.99)}
 
 
+# A typical inline program of an agent: imports, a file read, a write in the project, a subprocess.
+PYTHON_PROGRAM = """python3 - <<'EOF'
+import json, subprocess
+from pathlib import Path
+
+data = json.loads(Path("package.json").read_text())
+Path("out").mkdir(exist_ok=True)
+with open("out/names.txt", "w") as f:
+    f.write("\\n".join(sorted(data.get("dependencies", {}))))
+print(subprocess.run(["git", "status", "--short"], capture_output=True, text=True).stdout)
+EOF"""
+NODE_PROGRAM = """node -e "const fs = require('fs');
+const p = JSON.parse(fs.readFileSync('package.json', 'utf8'));
+fs.writeFileSync('out.json', JSON.stringify(Object.keys(p.dependencies || {})))" """
+PLAIN = "git status"
+
+
+def bench_inline(config: Path, cwd: str, rounds: int = 300) -> dict[str, float]:
+    """Median µs to judge each inline program and the plain command, interleaved, in one Engine."""
+    from policy_engine import Engine, ToolCall
+
+    engine = Engine(str(config), cwd=cwd)
+    commands = {"plain": PLAIN, "python": PYTHON_PROGRAM, "node": NODE_PROGRAM}
+    calls = {name: ToolCall("bash", {"command": text}, cwd) for name, text in commands.items()}
+    for call in calls.values():  # load the grammars and analyses first
+        engine.evaluate(call)
+    timings: dict[str, list[float]] = {name: [] for name in calls}
+    clock = time.perf_counter_ns
+    for _ in range(rounds):
+        for name, call in calls.items():
+            start = clock()
+            engine.evaluate(call)
+            timings[name].append((clock() - start) / 1000)
+    return {name: statistics.median(values) for name, values in timings.items()}
+
+
 def bench_startup(config: Path, runs: int, cwd: str) -> dict[str, float]:
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # a real install has its bytecode compiled
-    check = [
-        sys.executable,
-        "-m",
-        "policy_engine",
-        "check",
-        "--config",
-        str(config),
-        "--cwd",
-        cwd,
-        "git status",
-    ]
-    bare = [sys.executable, "-c", "pass"]
-    for command in (check, bare, check):  # warm: bytecode, compiled-policy cache, page cache
+    check = [sys.executable, "-m", "policy_engine", "check", "--config", str(config), "--cwd", cwd]
+    commands = {
+        "check": [*check, PLAIN],
+        "python": [*check, PYTHON_PROGRAM],
+        "bare": [sys.executable, "-c", "pass"],
+    }
+    for command in (*commands.values(), *commands.values()):  # warm: bytecode, caches, page cache
         subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=False)
-    times: dict[str, list[float]] = {"check": [], "bare": []}
+    times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
-        for name, command in (("check", check), ("bare", bare)):
+        for name, command in commands.items():
             start = time.perf_counter()
             subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=False)
             times[name].append((time.perf_counter() - start) * 1000)
-    check_ms, bare_ms = statistics.median(times["check"]), statistics.median(times["bare"])
-    return {"runs": runs, "check_ms": check_ms, "python_pass_ms": bare_ms, "ratio": check_ms / bare_ms}
+    medians = {name: statistics.median(values) for name, values in times.items()}
+    return {
+        "runs": runs,
+        "check_ms": medians["check"],
+        "python_check_ms": medians["python"],
+        "python_pass_ms": medians["bare"],
+        "ratio": medians["check"] / medians["bare"],
+        "python_ratio": medians["python"] / medians["bare"],
+    }
 
 
 def main() -> int:
@@ -138,11 +178,18 @@ def main() -> int:
         f"shell analysis alone: median {analysis['median_us']:.1f} µs, "
         f"p99 {analysis['p99_us']:.1f} µs per line"
     )
+    inline = bench_inline(args.config, args.cwd)
+    print(
+        f"inline code: `{PLAIN}` {inline['plain']:.1f} µs, a python3 program {inline['python']:.1f} µs "
+        f"({inline['python'] / inline['plain']:.1f}x), a node -e program {inline['node']:.1f} µs "
+        f"({inline['node'] / inline['plain']:.1f}x) (medians)"
+    )
     startup = bench_startup(args.config, args.runs, args.cwd)
     print(
         f"start-up: `policy check` {startup['check_ms']:.1f} ms vs `python -c pass` "
         f"{startup['python_pass_ms']:.1f} ms (medians of {startup['runs']} alternating runs): "
-        f"{startup['ratio']:.2f}x"
+        f"{startup['ratio']:.2f}x; with a python3 program to analyse {startup['python_check_ms']:.1f} ms "
+        f"({startup['python_ratio']:.2f}x)"
     )
     return 0
 
