@@ -8,6 +8,25 @@ from __future__ import annotations
 
 import os.path
 
+# Files that are not files: writing /dev/null or reading /dev/stdin touches nothing a policy guards.
+PSEUDO_FILES = frozenset(
+    (
+        "/dev/null",
+        "/dev/stdin",
+        "/dev/stdout",
+        "/dev/stderr",
+        "/dev/tty",
+        "/dev/zero",
+        "/dev/random",
+        "/dev/urandom",
+    )
+)
+
+
+def pseudo_file(path: str) -> bool:
+    """Whether ``path`` is a device or descriptor that stands for a stream, not a file."""
+    return path in PSEUDO_FILES or path.startswith(("/dev/fd/", "/proc/self/fd/"))
+
 
 def expand_home(path: str, home: str) -> str:
     """``~`` and ``~/x`` become paths under ``home``; ``~user`` and everything else are left alone."""

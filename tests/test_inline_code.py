@@ -64,6 +64,8 @@ def decide(sandbox: Sandbox, settings: str, command: str) -> Action:
 def test_analysis_off_judges_interpreters_by_their_rules_alone(sandbox: Sandbox, settings: str) -> None:
     assert decide(sandbox, settings, DANGEROUS) is Action.ALLOW
     assert decide(sandbox, settings, "python3 script.py") is Action.ALLOW
+    assert decide(sandbox, settings, "python3 -m some_module") is Action.ALLOW
+    assert decide(sandbox, settings, "node -e 'eval(process.argv[1])'") is Action.ASK  # no rule allows node
     # Shell code is still read: bash -c is not an interpreter of another language.
     assert decide(sandbox, settings, "bash -c 'python3 -c 1; git push'") is Action.ASK
 

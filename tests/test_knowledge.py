@@ -58,6 +58,24 @@ def test_the_knowledge_compiles() -> None:
     assert len(data["commands"]) >= 390
 
 
+def test_a_module_judged_as_a_command_must_name_one() -> None:
+    text = '{ "commands": { "python": { "interpreter": "python", "modules": { "pytest": "no-such" } } } }'
+    with pytest.raises(ValueError, match="module 'pytest' is judged as 'no-such', which has no entry"):
+        compile_knowledge(text)
+
+
+def test_every_interpreters_pattern_names_an_interpreter(compiled: Knowledge) -> None:
+    """$interpreters must only allow commands whose programs are analysed."""
+    preset = json5.loads((SAFE_BASH.parent / "interpreters.jsonc").read_text(encoding="utf-8"))
+    for pattern in preset["patterns"]:
+        name = pattern.split(" ")[0]
+        entry = compiled.entry(name)
+        assert entry is not None, pattern
+        if pattern.split(" ")[1:2] == ["eval"]:  # deno eval
+            entry = entry["subcommands"]["eval"]
+        assert entry.get("interpreter"), pattern
+
+
 def test_every_safe_bash_pattern_names_a_known_command(compiled: Knowledge) -> None:
     found = patterns()
     assert len(found) == len(set(found)), "duplicate patterns"

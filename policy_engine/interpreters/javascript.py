@@ -28,7 +28,7 @@ from functools import partial
 from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 from ..model import Sense
-from ..paths import collapse
+from ..paths import collapse, pseudo_file
 from ..shell.grammar import parse
 from .program import Contact, Effect, Execution, Program, Setting
 
@@ -1177,7 +1177,7 @@ class _Analysis:
             return
         else:
             absolute = collapse(f"{self.cwd}/{path}")
-        if absolute in _PSEUDO_FILES or absolute.startswith(("/dev/fd/", "/proc/self/fd/")):
+        if pseudo_file(absolute):
             return
         self.effects.append(Effect(absolute, sense, node.start_point.row + 1, evidence))
 
@@ -1553,7 +1553,6 @@ _HANDLERS: dict[str, Callable[[_Analysis, "Node"], Value]] = {
 _SYNC = re.compile(r"Sync(?=\.|$)")
 _READ, _WRITE, _DELETE = Sense.READ, Sense.WRITE, Sense.DELETE
 _VERBS = {Sense.READ: "reads", Sense.WRITE: "writes", Sense.DELETE: "deletes", Sense.EXEC: "runs"}
-_PSEUDO_FILES = frozenset({"/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 _READ_FLAGS: tuple[Value, ...] = ("r", "rs", "sr", Num("0"))
 _DENO_WRITING_OPTIONS = ("write", "append", "create", "truncate", "createNew")
 _BUN_FILE_METHODS = {

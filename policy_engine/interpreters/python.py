@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..model import Sense
-from ..paths import collapse
+from ..paths import collapse, pseudo_file
 from ..shell.grammar import parse
 from .program import Contact, Effect, Execution, Program, Setting
 
@@ -446,18 +446,6 @@ _INTERNAL_DUNDERS = _names(
     "__subclasses__ __globals__ __builtins__ __code__ __closure__ __mro__ __bases__ __base__ "
     "__getattribute__ __reduce__ __reduce_ex__ __loader__ __spec__ __import__ __func__ __self__"
 )
-_PSEUDO_FILES = frozenset(
-    (
-        "/dev/null",
-        "/dev/stdin",
-        "/dev/stdout",
-        "/dev/stderr",
-        "/dev/tty",
-        "/dev/zero",
-        "/dev/urandom",
-        "/dev/random",
-    )
-)
 _MODE = re.compile(r"[rwaxbtU+]{1,4}")
 _ENVIRON = frozenset(("os.environ", "os.environb"))
 
@@ -645,7 +633,7 @@ def _locate(text: str, cwd: str | None) -> tuple[str | None, str | None]:
             return _locate(cwd + "/" + text, cwd)
         text = cwd + "/" + text
     path = collapse(text)
-    if path in _PSEUDO_FILES or path.startswith(("/dev/fd/", "/proc/self/fd/")):
+    if pseudo_file(path):
         return None, None
     return path, None
 

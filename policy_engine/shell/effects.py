@@ -7,12 +7,13 @@ touches its working directory in an unknown way, so that no read-only rule can e
 """
 
 import os.path
+import re
 from typing import Any, NamedTuple
 
 from ..interpreters import inline
 from ..interpreters.program import Setting
 from ..model import Access, Sense
-from ..paths import collapse
+from ..paths import collapse, pseudo_file
 from ..policy import InterpreterSettings
 from .arguments import Argument, parse_arguments, spec_of
 from .knowledge import Knowledge
@@ -21,16 +22,6 @@ from .walk import Stdin
 from .words import GLOB_CHARACTERS, Word
 
 SENSES = {s.value: s for s in Sense}
-PSEUDO_FILES = (
-    "/dev/null",
-    "/dev/stdin",
-    "/dev/stdout",
-    "/dev/stderr",
-    "/dev/tty",
-    "/dev/zero",
-    "/dev/random",
-    "/dev/urandom",
-)
 
 
 class Run(NamedTuple):
@@ -87,7 +78,7 @@ def locate(word: Word, sense: Sense, directory: str | None) -> tuple[list[Access
             static.append(part)
         matches = _expand_glob(text, directory)
         text = "/".join(static) or ("/" if text.startswith("/") else ".")
-    if text in ("-", "") or text.startswith(PSEUDO_FILES) or text.startswith("/dev/fd/"):
+    if text in ("-", "") or pseudo_file(text):
         return [], None
     if not text.startswith("/") and directory is None:
         return [], f"cannot tell where `{word.raw}` is: the working directory is unknown after a cd"
@@ -341,6 +332,10 @@ def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
         collect.directory(into, entry["withOperands"])
 
 
+# How perl's <> opens a file operand: `cmd |` and `| cmd` run cmd, `>x` writes x.
+_OPENS_A_PIPE = re.compile(r"\s*[|<>+]|.*\|\s*$", re.DOTALL)
+
+
 def _operands(
     collect: _Collector, entry: dict[str, Any], operands: list[Word], directory: str | None
 ) -> bool:
@@ -356,6 +351,9 @@ def _operands(
             continue
         if remote and word.static and ":" in word.text.split("/", 1)[0]:
             continue  # host:path is on another machine
+        if entry.get("openOperands") and (not word.static or _OPENS_A_PIPE.match(word.text)):
+            collect.doubts.append(f"`{word.raw}` is opened by two-argument open, which can run a command")
+            continue
         paths.append(word)
     found = False
     last = entry.get("last")
@@ -563,10 +561,16 @@ def _interpreter(collect: _Collector, entry: dict[str, Any], args: list[Word], c
     entry, parsed, rest = _parse(entry, args, posix=True)
     directory, _ = _option_paths(collect, parsed, cwd, language)
     module = next((a for a in parsed if a.spec.get("takes") == "module"), None)
+    command = _module_command(collect, entry, module)
     if any(a.spec.get("takes") == "source" for a in parsed):
         _operands(collect, entry, rest, directory)  # perl -ne CODE FILE; python -c CODE ARGS
+    elif command is not None:  # python3 -m pip: judged as pip, its doubts kept whatever the setting
+        _entry(collect, command, rest, directory)
+        first_doubt = len(collect.doubts)
     elif module is not None:
-        _module(collect, entry, module, rest, directory)
+        shown = module.value.raw if module.value is not None else ""
+        collect.doubts.append(f"runs the module `{shown}`, whose code is not analysed")
+        collect.directory(directory, "exec")
     elif entry.get("source") is not None:  # deno eval CODE
         index = entry["source"]
         program = rest[index] if index < len(rest) else None
@@ -581,21 +585,18 @@ def _interpreter(collect: _Collector, entry: dict[str, Any], args: list[Word], c
         del collect.doubts[first_doubt:]
 
 
-def _module(
-    collect: _Collector, entry: dict[str, Any], module: Argument, rest: list[Word], cwd: str | None
-) -> None:
-    """``python -m NAME ARGS``: a module known as a command is judged as that command (``python -m
-    pytest`` as pytest), any other is in doubt."""
-    name = module.value
-    target = entry.get("modules", {}).get(name.text) if name is not None and name.static else None
+def _module_command(
+    collect: _Collector, entry: dict[str, Any], module: Argument | None
+) -> dict[str, Any] | None:
+    """``python -m NAME``: the entry of the command the module is known as (``python -m pytest``
+    is judged as pytest), or None for a module whose code is not known."""
+    name = module.value if module is not None else None
+    if name is None or not name.static:
+        return None
+    target = entry.get("modules", {}).get(name.text)
     if isinstance(target, str):
-        target = collect.context.knowledge.entry(target)
-    if target is None:
-        shown = name.raw if name is not None else ""
-        collect.doubts.append(f"runs the module `{shown}`, whose code is not analysed")
-        collect.directory(cwd, "exec")
-        return
-    _entry(collect, target, rest, cwd)
+        return collect.context.knowledge.entry(target)
+    return target  # type: ignore[no-any-return]
 
 
 def _input_program(collect: _Collector, language: str, cwd: str | None) -> None:

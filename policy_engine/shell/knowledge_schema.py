@@ -134,6 +134,11 @@ class Entry(_Strict):
     dashDash: Sense | None = Field(
         default=None, description="Sense of the operands after --, which are paths (git diff -- FILE)."
     )
+    openOperands: bool = Field(
+        default=False,
+        description="Operands are opened by Perl's two-argument open (perl -n, -p): a leading or "
+        "trailing | runs a command, a leading < or > is a mode; such an operand is a doubt.",
+    )
     linkTargets: bool = Field(
         default=False, description="Operands but the last are link targets, relative to the link (ln -s)."
     )
