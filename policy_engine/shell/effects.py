@@ -352,7 +352,8 @@ def _operands(
         if remote and word.static and ":" in word.text.split("/", 1)[0]:
             continue  # host:path is on another machine
         if entry.get("openOperands") and (not word.static or _OPENS_A_PIPE.match(word.text)):
-            collect.doubts.append(f"`{word.raw}` is opened by two-argument open, which can run a command")
+            what = "is computed at run time" if not word.static else "names a command or a mode"
+            collect.doubts.append(f"`{word.raw}` {what}, and two-argument open would run or write it")
             continue
         paths.append(word)
     found = False
