@@ -131,6 +131,20 @@ CASES = [
     # Trusting package scripts
     Case("trusted-scripts", "/home/user/work", "bun run build", "allow"),
     Case("trusted-scripts", "/home/user/work", "bun install", "ask"),
+    # Inline programs, analysed
+    Case("inline-code", "/home/user/work", "python3 -c 'print(sum(range(10)))'", "allow"),
+    Case("inline-code", "/home/user/work", "node -e \"require('fs').writeFileSync('out.json', '{}')\"", "allow"),
+    Case("inline-code", "/home/user/work", "python3 -c \"import shutil; shutil.rmtree('/home/user')\"", "deny"),
+    Case("inline-code", "/home/user/work", "python3 -c \"print(open('.env').read())\"", "deny", "pathProtection"),
+    Case("inline-code", "/home/user/work", "python3 -c 'eval(input())'", "ask", "line 1: eval"),
+    Case(
+        "inline-code",
+        "/home/user/work",
+        "python3 - <<'EOF'\nimport subprocess\nsubprocess.run(['git', 'push', '--force'])\nEOF",
+        "ask",
+        'no rule of policy "project" matches',  # the git push the program runs
+    ),
+    Case("inline-code", "/home/user/work", "python3 -m pytest -x", "allow"),
     # Agent timeout and nudge timeout: the single-call behaviour
     Case("agent-timeout", "/home/user/work", "curl x", "deny"),
     Case("agent-timeout", "/home/user/work", "git push origin", "ask"),
