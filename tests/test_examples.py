@@ -133,9 +133,19 @@ CASES = [
     Case("trusted-scripts", "/home/user/work", "bun install", "ask"),
     # Inline programs, analysed
     Case("inline-code", "/home/user/work", "python3 -c 'print(sum(range(10)))'", "allow"),
-    Case("inline-code", "/home/user/work", "node -e \"require('fs').writeFileSync('out.json', '{}')\"", "allow"),
-    Case("inline-code", "/home/user/work", "python3 -c \"import shutil; shutil.rmtree('/home/user')\"", "deny"),
-    Case("inline-code", "/home/user/work", "python3 -c \"print(open('.env').read())\"", "deny", "pathProtection"),
+    Case(
+        "inline-code", "/home/user/work", "node -e \"require('fs').writeFileSync('out.json', '{}')\"", "allow"
+    ),
+    Case(
+        "inline-code", "/home/user/work", "python3 -c \"import shutil; shutil.rmtree('/home/user')\"", "deny"
+    ),
+    Case(
+        "inline-code",
+        "/home/user/work",
+        "python3 -c \"print(open('.env').read())\"",
+        "deny",
+        "pathProtection",
+    ),
     Case("inline-code", "/home/user/work", "python3 -c 'eval(input())'", "ask", "line 1: eval"),
     Case(
         "inline-code",

@@ -159,6 +159,14 @@ CASES: list[tuple[str, list[A]]] = [
     ("find /d -exec rm {} +", [("find /d -exec rm {} +", ["read:/d"], []), ("rm /d", ["delete:/d"], [])]),
     ("find . -fprint /tmp/list", [("find . -fprint /tmp/list", ["read:/p", "write:/tmp/list"], [])]),
     ("python3 - <<'PY'\nopen('/z','w')\nPY", [("python3 -", ["write:/z"], [])]),
+    # Programs on standard input: <<- strips tabs, an unquoted body loses bash's escapes, echo's
+    # text is known, a redirected echo prints nothing into the pipe.
+    ("python3 - <<-'PY'\n\timport os\n\tos.remove('/z')\n\tPY", [("python3 -", ["delete:/z"], [])]),
+    ("python3 <<PY\nopen('/z\\$', 'w')\nPY", [("python3", ["write:/z$"], [])]),
+    ("python3 <<PY\nopen('$HOME/z', 'w')\nPY", [("python3", [], ["computed"])]),
+    ('echo \'open("/z", "w")\' | python3', [('echo open("/z", "w")', [], []), ("python3", ["write:/z"], [])]),
+    ("echo 'x' > f | python3", [("echo x", ["write:/p/f"], []), ("python3", [], ["pipe"])]),
+    ("echo 'rm /u' | bash", [("echo rm /u", [], []), ("bash", [], ["pipe"]), ("rm /u", ["delete:/u"], [])]),
     # Options and operands
     ("cp a b", [("cp a b", ["read:/p/a", "write:/p/b"], [])]),
     ("cp -t dir a b", [("cp -t dir a b", ["write:/p/dir", "read:/p/a", "read:/p/b"], [])]),

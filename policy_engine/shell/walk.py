@@ -413,12 +413,14 @@ class Walker:
             c.type in ("command_substitution", "simple_expansion", "expansion", "arithmetic_expansion")
             for c in body.named_children
         )
-        if expands:
-            return Stdin("heredoc", text if quoted else None)
+        if quoted:
+            pass  # the body as written
+        elif expands:
+            return Stdin("heredoc", None)
+        else:  # bash removes the backslash before $, `, \ and a newline in an unquoted body
+            text = _BODY_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
         if any(c.type == "<<-" for c in node.children):  # <<- strips the lines' leading tabs
             text = _LEADING_TABS.sub("", text)
-        if not quoted:  # bash removes the backslash before $, `, \ and a newline in an unquoted body
-            text = _BODY_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), text)
         return Stdin("heredoc", text)
 
 
