@@ -4,8 +4,9 @@ Run: python benchmarks/bench.py [--corpus DIR] [--config FILE] [--runs N]
 
 1. Evaluation: every command line of the corpus (tldr.txt and nl2bash.txt) is judged as a bash call
    against examples/sample.jsonc by one in-process Engine; median and p99 microseconds per call.
-2. Inline code: a `python3 -c` program and a `node -e` program beside a plain command, judged by one
-   in-process Engine (grammars loaded before timing); medians and their ratio to the plain command.
+2. Inline code: a `python3 -c` one-liner, a 9-line python3 heredoc program and a `node -e` program
+   beside a plain command, judged by one in-process Engine (grammars loaded before timing); medians
+   and their ratio to the plain command.
 3. Start-up: `policy check "git status"` and `policy check "python3 -c ..."` as new processes
    (compiled cache warm) beside `python -c pass`, run alternately so that all see the same machine
    load; medians and their ratios.
@@ -95,6 +96,7 @@ EOF"""
 NODE_PROGRAM = """node -e "const fs = require('fs');
 const p = JSON.parse(fs.readFileSync('package.json', 'utf8'));
 fs.writeFileSync('out.json', JSON.stringify(Object.keys(p.dependencies || {})))" """
+PYTHON_ONE_LINER = """python3 -c "import json; print(json.load(open('package.json'))['name'])" """
 PLAIN = "git status"
 
 
@@ -103,7 +105,7 @@ def bench_inline(config: Path, cwd: str, rounds: int = 300) -> dict[str, float]:
     from policy_engine import Engine, ToolCall
 
     engine = Engine(str(config), cwd=cwd)
-    commands = {"plain": PLAIN, "python": PYTHON_PROGRAM, "node": NODE_PROGRAM}
+    commands = {"plain": PLAIN, "python -c": PYTHON_ONE_LINER, "python": PYTHON_PROGRAM, "node": NODE_PROGRAM}
     calls = {name: ToolCall("bash", {"command": text}, cwd) for name, text in commands.items()}
     for call in calls.values():  # load the grammars and analyses first
         engine.evaluate(call)
@@ -179,10 +181,12 @@ def main() -> int:
         f"p99 {analysis['p99_us']:.1f} µs per line"
     )
     inline = bench_inline(args.config, args.cwd)
+    plain = inline["plain"]
     print(
-        f"inline code: `{PLAIN}` {inline['plain']:.1f} µs, a python3 program {inline['python']:.1f} µs "
-        f"({inline['python'] / inline['plain']:.1f}x), a node -e program {inline['node']:.1f} µs "
-        f"({inline['node'] / inline['plain']:.1f}x) (medians)"
+        f"inline code: `{PLAIN}` {plain:.1f} µs, a python3 -c one-liner {inline['python -c']:.1f} µs "
+        f"({inline['python -c'] / plain:.1f}x), a 9-line python3 program {inline['python']:.1f} µs "
+        f"({inline['python'] / plain:.1f}x), a node -e program {inline['node']:.1f} µs "
+        f"({inline['node'] / plain:.1f}x) (medians)"
     )
     startup = bench_startup(args.config, args.runs, args.cwd)
     print(

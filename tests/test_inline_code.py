@@ -30,7 +30,7 @@ def test_the_corpus_covers_every_family_every_gap_and_harmless_programs() -> Non
     assert families["harmless"] >= 40
     expected = {
         "python-open", "python-pathlib", "python-os", "python-chdir", "python-shutil", "python-exec",
-        "python-network", "python-flow", "python-stdin", "python-wrapper", "js-fs", "js-chdir", "js-flow",
+        "python-network", "python-flow", "python-stdin", "python-wrapper", "js-fs", "js-network", "js-chdir", "js-flow",
         "js-exec", "js-stdin", "bun", "deno", "other", "shell-stdin",
     }  # fmt: skip
     assert expected <= set(families), expected - set(families)
