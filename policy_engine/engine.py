@@ -103,7 +103,7 @@ class Engine:
         message = decisive.message if decisive is not None and action is Action.NUDGE else None
         return Decision(
             action,
-            reason(action, decisive, call),
+            reason(action, decisive, call, verdicts),
             message,
             decisive,
             tuple(verdicts),

@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .model import Action
+from .model import Action, Sense
+from .secrets import mask
 from .tools import BASH, input_paths
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .model import ToolCall, Verdict
 
 PREFIX = "[policy-engine]"
@@ -29,10 +32,10 @@ def shorten(text: str, limit: int = SHOWN_COMMAND) -> str:
 
 
 def subject(call: ToolCall) -> str:
-    """``bash (rm -rf build)`` or ``write /etc/hosts``: the call as the reason names it."""
+    """``bash (rm -rf build)`` or ``write /etc/hosts``: the call as the reason names it, secrets masked."""
     if call.tool == BASH:
         command = call.input.get("command") if isinstance(call.input, Mapping) else None
-        return f"bash ({shorten(command)})" if isinstance(command, str) else "bash"
+        return f"bash ({shorten(mask(command))})" if isinstance(command, str) else "bash"
     paths = input_paths(call.input)
     return f"{call.tool} {paths[0]}" if paths else call.tool
 
@@ -59,12 +62,44 @@ def why(verdict: Verdict) -> str:
     return text
 
 
-def reason(action: Action, decisive: Verdict | None, call: ToolCall) -> str:
-    """The reason for a decision; for a deny on a file path, a warning not to try another tool."""
+_DOES = {
+    Sense.READ: "reads",
+    Sense.WRITE: "writes",
+    Sense.DELETE: "deletes",
+    Sense.EXEC: "runs",
+}
+SHOWN_TARGETS = 5
+
+
+def refused(action: Action, decisive: Verdict, verdicts: Sequence[Verdict]) -> str:
+    """What in a bash line was refused: the command (when the line runs more than one) and only the
+    paths whose verdict is the decision's (``rm -rf /etc/x deletes /etc/x``); empty otherwise."""
+    atom = decisive.atom
+    if atom.command is None or action < Action.ASK:
+        return ""
+    shown = f"`{shorten(mask(atom.command), 80)}`" if len({v.atom for v in verdicts}) > 1 else ""
+    by_sense: dict[Sense, list[str]] = {}
+    for verdict in verdicts:
+        # An unknown command "touches" its directory: the command, not the path, is what was refused.
+        if verdict.atom == atom and verdict.action is action and verdict.sense not in (None, Sense.UNKNOWN):
+            targets = by_sense.setdefault(verdict.sense, [])
+            if verdict.target not in targets:
+                targets.append(verdict.target)
+    parts = []
+    for sense, targets in by_sense.items():
+        more = f" and {len(targets) - SHOWN_TARGETS} more" if len(targets) > SHOWN_TARGETS else ""
+        parts.append(f"{_DOES[sense]} {', '.join(targets[:SHOWN_TARGETS])}{more}")
+    return " ".join(filter(None, [shown, "; ".join(parts)]))
+
+
+def reason(action: Action, decisive: Verdict | None, call: ToolCall, verdicts: Sequence[Verdict] = ()) -> str:
+    """The reason for a decision: what was refused, the setting that decided, and for a deny on a
+    file path, a warning not to try another tool."""
     head = f"{PREFIX} {_VERBS[action]}: {subject(call)}"
     if decisive is None:
         return head + ": no policy applies."
-    text = f"{head}: {why(decisive)}."
+    what = refused(action, decisive, verdicts)
+    text = f"{head}: {what + ': ' if what else ''}{why(decisive)}."
     if decisive.message and action is not Action.NUDGE:
         text += f" {decisive.message}"
     if action is Action.DENY and _about_the_path(decisive):

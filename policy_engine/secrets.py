@@ -1,0 +1,50 @@
+"""Secrets in command text, masked before the text leaves the engine in a reason.
+
+A command can carry a secret (``curl -H "Authorization: Bearer …"``, ``OPENAI_API_KEY=sk-… app``);
+the reason goes back to the model and into logs, so the secret's value is replaced by ``***``.
+The patterns are data: what a secret's name, option, header or shape looks like.
+"""
+
+import re
+
+MASK = "***"
+
+# Each pattern keeps its group "keep" and masks its group "secret".
+_PATTERNS = [
+    # -----BEGIN … PRIVATE KEY----- blocks
+    re.compile(r"(?P<keep>-----BEGIN [A-Z ]*PRIVATE KEY-----)(?P<secret>.*?)(?=-----END|$)", re.DOTALL),
+    # Authorization: Bearer xxx, x-api-key: xxx
+    re.compile(
+        r"(?P<keep>(?:authorization|proxy-authorization|x-api-key|api-key|x-auth-token|cookie)\s*:\s*"
+        r"(?:bearer\s+|basic\s+|token\s+|digest\s+)?)(?P<secret>[^\s\"']+)",
+        re.IGNORECASE,
+    ),
+    # NAME=value and --name=value where the name says it holds a secret (not sort's --key=2)
+    re.compile(
+        r"(?P<keep>(?!-*key=)[\w.-]*(?:key|token|secret|passw(?:or)?d|passwd|credential|auth)[\w.-]*=[\"']?)"
+        r"(?P<secret>[^\s\"'&;|]+)",
+        re.IGNORECASE,
+    ),
+    # --password value, --token value (a short -p is too ambiguous to mask)
+    re.compile(
+        r"(?P<keep>(?<![\w-])--?(?:api[-_]?key|access[-_]?token|auth[-_]?token|token|password|passwd|secret|"
+        r"client[-_]?secret)\s+[\"']?)(?P<secret>[^\s\"']+)",
+        re.IGNORECASE,
+    ),
+    # curl -u user:password, https://user:password@host
+    re.compile(r"(?P<keep>(?:-u|--user)\s+[\"']?[^\s:\"']+:)(?P<secret>[^\s\"']+)"),
+    re.compile(r"(?P<keep>://[^/\s:@]+:)(?P<secret>[^@\s/]+)(?=@)"),
+    # Well-known token shapes
+    re.compile(
+        r"(?P<keep>)(?P<secret>\b(?:sk-[\w-]{16,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}|"
+        r"xox[abposr]-[\w-]{10,}|AKIA[0-9A-Z]{16}|AIza[\w-]{35}|glpat-[\w-]{20,}|"
+        r"eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}))"
+    ),
+]
+
+
+def mask(text: str) -> str:
+    """``text`` with every secret value it shows replaced by ``***``."""
+    for pattern in _PATTERNS:
+        text = pattern.sub(lambda m: m.group("keep") + MASK, text)
+    return text

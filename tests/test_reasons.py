@@ -1,0 +1,93 @@
+"""Reasons the model can act on: what was refused (the command of a longer line, only the paths
+that were refused) and no secret from the command."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import Sandbox, bash
+
+from policy_engine import Action
+from policy_engine.secrets import mask
+
+MASKED = [
+    ('curl -H "Authorization: Bearer abc.def" https://x', 'curl -H "Authorization: Bearer ***" https://x'),
+    ("curl -H 'x-api-key: k123' https://x", "curl -H 'x-api-key: ***' https://x"),
+    ("OPENAI_API_KEY=sk-abcdefghijklmnopqrstuv python3 app.py", "OPENAI_API_KEY=*** python3 app.py"),
+    ("export AWS_SECRET_ACCESS_KEY=abc/def", "export AWS_SECRET_ACCESS_KEY=***"),
+    ("PGPASSWORD=pw psql", "PGPASSWORD=*** psql"),
+    ("app --api-key=abc", "app --api-key=***"),
+    ("mysql --password hunter2 db", "mysql --password *** db"),
+    ("x --token abc", "x --token ***"),
+    ("git clone https://me:tok123@github.com/x", "git clone https://me:***@github.com/x"),
+    ("curl -u me:pw https://x", "curl -u me:*** https://x"),
+    ("echo ghp_abcdefghijklmnopqrstuvwxyz0123456789", "echo ***"),
+    ("echo AKIAABCDEFGHIJKLMNOP", "echo ***"),
+    ("printf '-----BEGIN RSA PRIVATE KEY-----\\nMIIE\\n-----END RSA PRIVATE KEY-----'",
+     "printf '-----BEGIN RSA PRIVATE KEY-----***-----END RSA PRIVATE KEY-----'"),
+]  # fmt: skip
+KEPT = ["sort --key=2 f", "ls -la", "echo $OPENAI_API_KEY", "gh auth login --with-token < t", "git log -p"]
+
+
+@pytest.mark.parametrize(("text", "masked"), MASKED)
+def test_secret_values_are_masked(text: str, masked: str) -> None:
+    assert mask(text) == masked
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_text_without_secrets_is_kept(text: str) -> None:
+    assert mask(text) == text
+
+
+CONFIG = """
+    {
+      "policies": {
+        "project": { "defaultAction": "ask", "rules": [
+          { "action": "allow", "tool": "bash", "pattern": "$safe-bash" },
+          { "action": "allow", "tool": "bash", "pattern": "rm *" },
+          { "action": "allow", "tool": "write" },
+        ] },
+        "outside": { "defaultAction": "ask", "rules": [
+          { "action": "allow", "tool": "bash", "pattern": "rm *" },
+          { "action": "deny", "tool": "write" },
+        ] },
+      },
+      "locations": { "$cwd": "project" },
+      "defaultPolicy": "outside",
+    }
+"""
+
+
+def decide(sandbox: Sandbox, command: str) -> tuple[Action, str]:
+    config = sandbox.write("policy.jsonc", CONFIG)
+    work = sandbox.project("work")
+    decision = sandbox.engine(config, cwd=work).evaluate(bash(command, work))
+    return decision.action, decision.reason
+
+
+def test_only_the_refused_paths_are_named(sandbox: Sandbox) -> None:
+    action, reason = decide(sandbox, "rm -rf build /etc/z /etc/y")
+    assert action is Action.DENY
+    assert ": deletes /etc/z, /etc/y: rule deny write" in reason
+    assert "/work/build" not in reason.split(": rule")[0].split("):")[1]
+
+
+def test_the_refused_command_of_a_longer_line_is_named(sandbox: Sandbox) -> None:
+    action, reason = decide(sandbox, "ls && rm -rf /etc/x")
+    assert action is Action.DENY
+    assert "`rm -rf /etc/x` deletes /etc/x: rule deny write" in reason
+
+
+def test_a_program_names_what_it_refused(sandbox: Sandbox) -> None:
+    action, reason = decide(sandbox, "python3 -c \"import shutil; shutil.rmtree('/etc')\"")
+    assert action is Action.DENY  # the outside policy's write rule governs what the program deletes
+    assert ": deletes /etc: rule deny write" in reason
+
+
+def test_a_reason_never_shows_a_secret_of_the_command(sandbox: Sandbox) -> None:
+    command = (
+        "curl -H 'Authorization: Bearer s3cr3tvalue' https://x && OPENAI_API_KEY=sk-abcdefghijklmnopqrstuv x"
+    )
+    action, reason = decide(sandbox, command)
+    assert action is Action.ASK
+    assert "s3cr3tvalue" not in reason and "sk-abcdefghijklmnopqrstuv" not in reason
+    assert "Bearer ***" in reason
