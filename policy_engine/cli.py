@@ -82,6 +82,12 @@ def _add_check(commands: Any) -> None:
         "--explain", action="store_true", help="also show the atoms, their accesses, doubts and verdicts"
     )
     check.add_argument("--batch", metavar="FILE", help="read JSONL requests from FILE (- for stdin)")
+    check.add_argument(
+        "--mode",
+        choices=("enforce", "inform", "ignore"),
+        help="enforce (default) applies decisions; inform and ignore report them, and only "
+        "pathProtection and managed denies block (default: POLICY_ENGINE_MODE, then the config's mode)",
+    )
     check.add_argument("command_text", nargs="?", metavar="COMMAND", help="the bash command to judge")
 
 
@@ -162,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _engine(args: argparse.Namespace) -> Engine:
     from .engine import Engine
 
-    return Engine(args.config, cwd=args.cwd)
+    return Engine(args.config, cwd=args.cwd, mode=getattr(args, "mode", None))
 
 
 def _tool_call(tool: str, command: str | None, tool_input: Any, cwd: str) -> ToolCall:

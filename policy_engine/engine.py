@@ -10,9 +10,10 @@ from .config.cache import cache_directory
 from .config.discover import discover, home_directory
 from .config.load import cache_enabled, load
 from .decide import Context, LayerJudge, combine
-from .model import Action, Atom, Decision, ToolCall, Verdict
+from .errors import ConfigError, Problem
+from .model import MODES, Action, Atom, Decision, ToolCall, Verdict
 from .paths import normalize, spellings
-from .reasons import reason
+from .reasons import reason, unenforced
 from .tools import canonical_tool
 
 if TYPE_CHECKING:
@@ -37,6 +38,28 @@ def analysis_settings(policy_set: PolicySet) -> InterpreterSettings | None:
     )
 
 
+def resolve_mode(explicit: str | None, env: Mapping[str, str], policy_set: PolicySet) -> str:
+    """The mode: given to the engine (``policy check --mode``), else ``POLICY_ENGINE_MODE``, else the
+    managed file's, else the user's (or trusted project's), else ``enforce``."""
+    source = None
+    if explicit is None:
+        explicit, source = env.get("POLICY_ENGINE_MODE") or None, "POLICY_ENGINE_MODE"
+    if explicit is not None:
+        if explicit not in MODES:
+            hint = f"use one of {', '.join(MODES)}"
+            raise ConfigError([Problem(source, None, None, "mode", f'unknown mode "{explicit}"', hint)])
+        return explicit
+    for layer in sorted(policy_set.layers, key=lambda layer: layer.name != "managed"):
+        if layer.mode is not None:
+            return layer.mode
+    return "enforce"
+
+
+def _blocks_in_every_mode(verdict: Verdict) -> bool:
+    """pathProtection, and a deny of the managed layer, block whatever the mode."""
+    return verdict.kind == "protection" or (verdict.layer == "managed" and verdict.action is Action.DENY)
+
+
 class Engine:
     """Judges tool calls against the policy files that apply to a working directory.
 
@@ -52,6 +75,7 @@ class Engine:
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         use_cache: bool | None = None,
+        mode: str | None = None,
     ) -> None:
         env = os.environ if env is None else env
         explicit = [config] if isinstance(config, str | os.PathLike) else list(config or [])
@@ -61,6 +85,7 @@ class Engine:
         self.policy_set: PolicySet = load(self.discovery, env, use_cache=use_cache)
         self.home = os.path.normpath(home_directory(env))
         self._judges = [LayerJudge(layer) for layer in self.policy_set.layers]
+        self.mode = resolve_mode(mode, env, self.policy_set)
         self._spelled: dict[str, tuple[str, ...]] = {}
         self._cache_directory = cache_directory(env)
         self._analyzer: Analyzer | None = None
@@ -101,12 +126,24 @@ class Engine:
         decisive = combine(verdicts)
         action = decisive.action if decisive is not None else Action.ALLOW
         message = decisive.message if decisive is not None and action is Action.NUDGE else None
+        text = reason(action, decisive, call, verdicts)
+        judged = None
+        if self.mode != "enforce":  # only pathProtection and managed denies still block
+            judged, decisive = action, combine([v for v in verdicts if _blocks_in_every_mode(v)])
+            action = decisive.action if decisive is not None else Action.ALLOW
+            message = None
+            if decisive is None:
+                text = unenforced(self.mode, judged, text)
+            else:
+                text = reason(action, decisive, call, verdicts)
         return Decision(
             action,
-            reason(action, decisive, call, verdicts),
+            text,
             message,
             decisive,
             tuple(verdicts),
             call,
             tuple(layer.name for layer in self.policy_set.layers),
+            self.mode,
+            judged,
         )

@@ -43,6 +43,7 @@ _TIE_RANK = {Action.ALLOW: 0, Action.NUDGE: 1, Action.ASK: 2, Action.DENY: 3, Ac
 _BY_NAME = {str(a): a for a in Action}
 
 ACTION_NAMES = tuple(_BY_NAME)
+MODES = ("enforce", "inform", "ignore")
 
 
 class Sense(StrEnum):
@@ -135,7 +136,8 @@ class Decision(NamedTuple):
 
     ``reason`` is the text the model sees, ``message`` the nudge (or rule) message if any,
     ``decisive`` the verdict that set the action (None when nothing restricted the call) and
-    ``verdicts`` every verdict that was considered, across layers, atoms and targets.
+    ``verdicts`` every verdict that was considered, across layers, atoms and targets. Outside the
+    ``enforce`` mode, ``judged`` is what the policy decided and ``action`` what applies.
     """
 
     action: Action
@@ -145,3 +147,5 @@ class Decision(NamedTuple):
     verdicts: tuple[Verdict, ...]
     call: ToolCall
     sources: tuple[str, ...] = ()
+    mode: str = "enforce"
+    judged: Action | None = None

@@ -101,6 +101,7 @@ class Layer(NamedTuple):
     agent_timeout: Breaker | None
     nudge_timeout: Breaker | None
     cycle_key: str
+    mode: str | None = None
 
 
 class PolicySet(NamedTuple):

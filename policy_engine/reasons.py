@@ -92,6 +92,13 @@ def refused(action: Action, decisive: Verdict, verdicts: Sequence[Verdict]) -> s
     return " ".join(filter(None, [shown, "; ".join(parts)]))
 
 
+def unenforced(mode: str, judged: Action, text: str) -> str:
+    """The reason of a decision the mode does not enforce: what enforcing it would have done."""
+    if judged is Action.ALLOW:
+        return text
+    return f"{PREFIX} {mode} mode, not enforced: would be {judged}: {text.removeprefix(PREFIX + ' ')}"
+
+
 def reason(action: Action, decisive: Verdict | None, call: ToolCall, verdicts: Sequence[Verdict] = ()) -> str:
     """The reason for a decision: what was refused, the setting that decided, and for a deny on a
     file path, a warning not to try another tool."""

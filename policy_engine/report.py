@@ -82,6 +82,8 @@ def decision_json(decision: Decision) -> dict[str, Any]:
         "message": decision.message,
         "tool": decision.call.tool,
         "cwd": decision.call.cwd,
+        "mode": decision.mode,
+        **({"judged": str(decision.judged)} if decision.judged is not None else {}),
         "trace": {
             "decided_by": verdict_json(decisive) if decisive is not None else None,
             "others": [verdict_json(v) for v in others],

@@ -31,7 +31,7 @@ from ..policy import (
 )
 from .discover import xdg_directory
 
-FORMAT = 2  # 2: marshal, each policy marshalled apart
+FORMAT = 3  # 2: marshal, each policy marshalled apart; 3: a layer's mode
 KEEP = 16  # compiled files kept per cache directory; older ones are pruned on write
 
 
@@ -264,6 +264,7 @@ def _layer(value: Any) -> Layer:
         agent_timeout,
         nudge_timeout,
         cycle_key,
+        mode,
     ) = value
     _expect(isinstance(policies, dict))
     return Layer(
@@ -280,6 +281,7 @@ def _layer(value: Any) -> Layer:
         _breaker(agent_timeout),
         _breaker(nudge_timeout),
         _str(cycle_key),
+        _opt_str(mode),
     )
 
 

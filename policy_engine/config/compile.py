@@ -159,6 +159,8 @@ def _compile_layer(
         agent_timeout=compiler.breaker("agentTimeout", config.agentTimeout),
         nudge_timeout=compiler.breaker("nudgeTimeout", config.nudgeTimeout),
         cycle_key=config.cycleKey,
+        # A mode is the user's or the administrator's: a restricting project layer cannot set it.
+        mode=config.mode if not restrict_only or name == "managed" else None,
     )
 
 

@@ -144,6 +144,12 @@ class Config(_Strict):
     )
     interpreterAnalysis: InterpreterAnalysis | None = Field(default_factory=InterpreterAnalysis)
     cycleKey: str = Field(default="ctrl+shift+m", min_length=1, description="pi: key that cycles modes.")
+    mode: Literal["enforce", "inform", "ignore"] | None = Field(
+        default=None,
+        description="enforce (default): decisions apply; inform: judged and reported, only pathProtection "
+        "and managed denies block; ignore: likewise, and nothing is reported. An untrusted project file "
+        "cannot set it.",
+    )
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True, populate_by_name=True)
 
