@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 PREFIX = "[policy-engine]"
 SHOWN_COMMAND = 160
+MASKED_PREFIX = 2000  # only this much of a command is ever shown, so only this much is masked
 
 _VERBS = {
     Action.ALLOW: "Allowed",
@@ -35,7 +36,7 @@ def subject(call: ToolCall) -> str:
     """``bash (rm -rf build)`` or ``write /etc/hosts``: the call as the reason names it, secrets masked."""
     if call.tool == BASH:
         command = call.input.get("command") if isinstance(call.input, Mapping) else None
-        return f"bash ({shorten(mask(command))})" if isinstance(command, str) else "bash"
+        return f"bash ({shorten(mask(command[:MASKED_PREFIX]))})" if isinstance(command, str) else "bash"
     paths = input_paths(call.input)
     return f"{call.tool} {paths[0]}" if paths else call.tool
 
@@ -77,7 +78,8 @@ def refused(action: Action, decisive: Verdict, verdicts: Sequence[Verdict]) -> s
     atom = decisive.atom
     if atom.command is None or action < Action.ASK:
         return ""
-    shown = f"`{shorten(mask(atom.command), 80)}`" if len({v.atom for v in verdicts}) > 1 else ""
+    several = len({v.atom for v in verdicts}) > 1
+    shown = f"`{shorten(mask(atom.command[:MASKED_PREFIX]), 80)}`" if several else ""
     by_sense: dict[Sense, list[str]] = {}
     for verdict in verdicts:
         # An unknown command "touches" its directory: the command, not the path, is what was refused.

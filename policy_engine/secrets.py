@@ -19,9 +19,11 @@ _PATTERNS = [
         r"(?:bearer\s+|basic\s+|token\s+|digest\s+)?)(?P<secret>[^\s\"']+)",
         re.IGNORECASE,
     ),
-    # NAME=value and --name=value where the name says it holds a secret (not sort's --key=2)
+    # NAME=value and --name=value where the name says it holds a secret (not sort's --key=2); the
+    # lookbehind starts a match only at the start of a word, which keeps long words linear
     re.compile(
-        r"(?P<keep>(?!-*key=)[\w.-]*(?:key|token|secret|passw(?:or)?d|passwd|credential|auth)[\w.-]*=[\"']?)"
+        r"(?P<keep>(?<![\w.-])(?!-*key=)[\w.-]*(?:key|token|secret|passw(?:or)?d|passwd|credential|auth)"
+        r"[\w.-]*=[\"']?)"
         r"(?P<secret>[^\s\"'&;|]+)",
         re.IGNORECASE,
     ),
