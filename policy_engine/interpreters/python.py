@@ -989,7 +989,8 @@ class _Analyzer:
         return None
 
     def _values(self, node: "Node", state: _State) -> Value:
-        """Type annotations and comparisons: looked at, not handed on."""
+        """Blocks, expression statements, type annotations and comparisons: each part evaluated in
+        order, nothing handed on."""
         for child in node.named_children:
             self._eval(child, state)
         return None
@@ -1047,15 +1048,6 @@ class _Analyzer:
             names.extend(_target_names(target, self.source))
         return names
 
-    def _block(self, node: "Node", state: _State) -> Value:
-        for child in node.named_children:
-            self._eval(child, state)
-        return None
-
-    def _expression_statement(self, node: "Node", state: _State) -> Value:
-        for child in node.named_children:
-            self._eval(child, state)
-        return None
 
     def _merge(self, state: _State, outcomes: list[_State]) -> None:
         """``state`` after one of ``outcomes`` happened: a name they disagree on is unknown, except that
@@ -1147,7 +1139,7 @@ class _Analyzer:
                 final = clause
         self._merge(state, [body, *outcomes])
         if final is not None:
-            self._block(final, state)
+            self._values(final, state)
         return None
 
     def _with(self, node: "Node", state: _State) -> Value:
@@ -2210,9 +2202,9 @@ def _text_method(receiver: str | bytes | int | float | None, name: str, call: _C
 
 _Handler = Callable[[_Analyzer, "Node", _State], Value]
 _HANDLERS: dict[str, _Handler] = {
-    "module": _Analyzer._block,
-    "block": _Analyzer._block,
-    "expression_statement": _Analyzer._expression_statement,
+    "module": _Analyzer._values,
+    "block": _Analyzer._values,
+    "expression_statement": _Analyzer._values,
     "if_statement": _Analyzer._if,
     "for_statement": _Analyzer._loop,
     "while_statement": _Analyzer._loop,
