@@ -1048,7 +1048,6 @@ class _Analyzer:
             names.extend(_target_names(target, self.source))
         return names
 
-
     def _merge(self, state: _State, outcomes: list[_State]) -> None:
         """``state`` after one of ``outcomes`` happened: a name they disagree on is unknown, except that
         a module or function imported in one of them keeps its name (calling it is what matters)."""
