@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 from ..model import Sense
 from ..paths import collapse, pseudo_file
-from ..shell.grammar import parse
+from ..shell.grammar import first_error_line, parse
 from .program import Contact, Effect, Execution, Program, Setting
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ def analyze(source: str, setting: Setting, typescript: bool = False) -> Program:
             )
         analysis = _Analysis(data, setting, survey)
         if root.has_error:
-            analysis.doubts.append(f"line {_error_line(root)}: the code does not parse as {label}")
+            analysis.doubts.append(f"line {first_error_line(root)}: the code does not parse as {label}")
         analysis.visit(root)
         return analysis.program()
     except Exception as error:  # the analysis must never take the engine down: it asks instead
@@ -180,17 +180,6 @@ def _assigned_names(node: "Node", source: bytes) -> list[str]:
         elif current.type in _PATTERNS:
             pending.extend(current.named_children)
     return names
-
-
-def _error_line(root: "Node") -> int:
-    """The line of the first syntax error or missing token."""
-    pending = [root]
-    while pending:
-        node = pending.pop()
-        if node.type == "ERROR" or node.is_missing:
-            return node.start_point.row + 1
-        pending.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
-    return 1
 
 
 # -- values -----------------------------------------------------------------------------------------

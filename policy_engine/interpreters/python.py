@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..model import Sense
-from ..paths import collapse, pseudo_file
-from ..shell.grammar import parse
+from ..paths import collapse, expand_home, pseudo_file
+from ..shell.grammar import first_error_line, parse
 from .program import Contact, Effect, Execution, Program, Setting
 
 if TYPE_CHECKING:
@@ -585,9 +585,9 @@ def _parent(text: str | None) -> str | None:
 
 
 def _expand_home(text: str, home: str) -> str | None:
-    if text == "~" or text.startswith("~/"):
-        return home.rstrip("/") + text[1:]
-    return None if text.startswith("~") else text
+    """``expanduser``: ``~`` and ``~/x`` under ``home``; another user's ``~bob`` is unknown."""
+    expanded = expand_home(text, home)
+    return None if expanded.startswith("~") else expanded
 
 
 def _absolute(text: str | None, cwd: str | None) -> str | None:
@@ -882,6 +882,14 @@ def _walrus_names(root: "Node", source: bytes) -> list[str]:
     return names
 
 
+def _forget_mutated(state: _State, bindings: _Bindings) -> None:
+    """Lists that code changes in place (``.append``) are no longer known constants."""
+    for name in bindings.mutated:
+        value = state.env.get(name)
+        if isinstance(value, Seq) and value.mutable:
+            state.env[name] = None
+
+
 def _too_big(root: "Node", limit: int) -> bool:
     count = 0
     pending = [root]
@@ -892,17 +900,6 @@ def _too_big(root: "Node", limit: int) -> bool:
             return True
         pending.extend(node.named_children)
     return False
-
-
-def _first_error_line(root: "Node") -> int:
-    pending = [root]
-    while pending:
-        node = pending.pop()
-        if node.type == "ERROR" or node.is_missing:
-            return int(node.start_point[0]) + 1
-        if node.has_error:
-            pending.extend(reversed(node.children))
-    return int(root.start_point[0]) + 1
 
 
 def _line_of(doubt: str) -> int:
@@ -1071,10 +1068,7 @@ class _Analyzer:
         bindings = _bindings(node, self.source)
         for name in bindings.sites:
             state.env[name] = None
-        for name in bindings.mutated:
-            value = state.env.get(name)
-            if isinstance(value, Seq) and value.mutable:
-                state.env[name] = None
+        _forget_mutated(state, bindings)
         if b"chdir" in self.source[node.start_byte : node.end_byte]:
             state.cwd = None
 
@@ -1204,10 +1198,7 @@ class _Analyzer:
         bindings = _bindings(body, self.source)
         for name in bindings.declared:
             state.env[name] = None
-        for name in bindings.mutated:
-            value = state.env.get(name)
-            if isinstance(value, Seq) and value.mutable:
-                state.env[name] = None
+        _forget_mutated(state, bindings)
 
     def _class(self, node: "Node", state: _State) -> Value:
         """A class body runs now, in a namespace of its own; its methods are functions of the scope."""
@@ -2325,7 +2316,7 @@ def _analyze(source: str, setting: Setting) -> Program:
         )
     analyzer = _Analyzer(data, setting, _bindings(root, data))
     if root.has_error:
-        analyzer._doubt(_first_error_line(root), "the code does not parse as Python")
+        analyzer._doubt(first_error_line(root), "the code does not parse as Python")
     analyzer.run(root)
     effects = sorted(dict.fromkeys(analyzer.effects), key=lambda e: e.line)
     executions = sorted(analyzer.executions, key=lambda e: e.line)

@@ -60,6 +60,18 @@ def parser(language: str = "bash") -> tree_sitter.Parser:
     return tree_sitter.Parser(tree_sitter.Language(grammar))
 
 
+def first_error_line(root: tree_sitter.Node) -> int:
+    """The 1-based line of the first syntax error or missing token under ``root`` (1 if none)."""
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if node.type == "ERROR" or node.is_missing:
+            return node.start_point.row + 1
+        if node.has_error:
+            pending.extend(reversed(node.children))
+    return root.start_point.row + 1
+
+
 def parse(source: bytes, language: str = "bash") -> tree_sitter.Tree:
     """The syntax tree of ``source`` (valid UTF-8). Read node text from ``source`` by byte offsets,
     not from the nodes: the tree was parsed from a copy where astral characters are stood in for."""
