@@ -9,7 +9,8 @@ from importlib import import_module
 
 from .program import Program, Setting
 
-# language -> (how a reason names it, the module that analyses it, its grammar)
+# language -> (how a reason names it, the module that analyses it, what that module is told besides
+# the source: TypeScript rather than JavaScript, or the dialect of a trivially checked language)
 _LANGUAGES: dict[str, tuple[str, str | None, str | bool | None]] = {
     "python": ("Python", "python", None),
     "javascript": ("JavaScript", "javascript", None),
