@@ -88,3 +88,30 @@ def test_every_key_and_element_is_located_at_its_text(data, indent, comments: bo
             inner, ensure_ascii=bool(indent)
         )[:1]
         assert value.startswith(expected_start), (key_path(path), value)
+
+
+@given(
+    st.dictionaries(st.text(max_size=6), json_values, max_size=5),
+    st.sampled_from([None, 2]),
+    st.lists(st.sampled_from(["// a ] comment, ", "/* x, } */", ",", "'", "\n"]), max_size=6),
+    st.randoms(use_true_random=False),
+)
+@settings(max_examples=1000)
+def test_json_with_comments_reads_as_json5_does(data, indent, noise: list[str], random) -> None:
+    # The fast path (the standard library's JSON once comments and trailing commas are gone) must
+    # give json5's value, or leave the text to json5: never a different value.
+    import json5
+
+    from policy_engine.config.jsonc import _NOT_PLAIN, _join_surrogates, _plain_json
+
+    text = json.dumps(data, indent=indent)
+    for piece in noise:
+        at = random.randrange(len(text) + 1)
+        text = text[:at] + piece + text[at:]
+    try:
+        expected = json5.loads(text, allow_duplicate_keys=True)
+    except ValueError:
+        assert _plain_json(text) is _NOT_PLAIN
+        return
+    got = _plain_json(text)
+    assert got is _NOT_PLAIN or _join_surrogates(got) == _join_surrogates(expected)

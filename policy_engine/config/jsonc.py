@@ -63,7 +63,9 @@ def parse(text: str, file: str) -> Document:
     if not text.strip():
         raise ConfigError([Problem(file, 1, 1, "", "the file is empty", 'write "{}" for an empty policy')])
     try:
-        data = json5.loads(text, allow_duplicate_keys=True)
+        data = _plain_json(text)
+        if data is _NOT_PLAIN:
+            data = json5.loads(text, allow_duplicate_keys=True)
     except RecursionError:
         raise ConfigError([Problem(file, None, None, "", "the file nests too deeply to read")]) from None
     except ValueError as error:
@@ -92,6 +94,43 @@ def parse(text: str, file: str) -> Document:
             ]
         )
     return Document(file, data, places)
+
+
+_NOT_PLAIN = object()
+
+# JSON with comments and trailing commas, token by token: a string, a comment, a trailing comma (one
+# that only whitespace separates from a closing bracket), or anything else.
+_STRING = r'"(?:[^"\\\n]|\\.)*"'
+_COMMENTS = re.compile(rf"{_STRING}|//[^\n]*|/\*.*?\*/|[^\"/]+|/", re.DOTALL)
+_TRAILING_COMMAS = re.compile(rf"{_STRING}|(?P<trailing>,(?=\s*[\]}}]))|[^\",]+|,")
+
+
+def _plain_json(text: str) -> Any:
+    """The value of ``text`` read by the standard library's JSON parser once comments and trailing
+    commas are gone, or ``_NOT_PLAIN`` when it needs JSON5 (single quotes, unquoted keys, ...).
+    json5 is pure Python and takes about a second for the command knowledge; the value is the same
+    (in both, a duplicate key keeps its last value)."""
+    import json
+
+    tokens = _COMMENTS.findall(text)
+    if "".join(tokens) != text:  # an unterminated string or comment: let json5 report it
+        return _NOT_PLAIN
+    no_comments = "".join(" " if token.startswith(("//", "/*")) else token for token in tokens)
+
+    def drop_trailing(match: re.Match[str]) -> str:
+        # A trailing comma follows a value; after `[`, `{`, `,` or `:` it is an error json5 reports.
+        if not match.group("trailing"):
+            return match.group()
+        at = match.start() - 1
+        while at >= 0 and no_comments[at].isspace():
+            at -= 1
+        return "" if at >= 0 and no_comments[at] not in "[{,:" else match.group()
+
+    plain = _TRAILING_COMMAS.sub(drop_trailing, no_comments)
+    try:
+        return json.loads(plain)
+    except (ValueError, RecursionError):
+        return _NOT_PLAIN
 
 
 def _join_surrogates(value: Any) -> Any:
@@ -248,5 +287,8 @@ class _Scanner:
 
     def _key(self) -> str:
         if self.text[self.at] in "\"'":
-            return str(_join_surrogates(json5.loads(self._skip(self._STRING))))
+            literal = self._skip(self._STRING)
+            if "\\" not in literal:  # nothing to decode: json5 would return the text between the quotes
+                return literal[1:-1]
+            return str(_join_surrogates(json5.loads(literal)))
         return self._skip(self._IDENTIFIER)
