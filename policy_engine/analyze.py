@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .model import Access, Atom, Sense
 from .paths import normalize
-from .tools import BASH, DEFAULTS_TO_CWD, SENSES, input_paths
+from .tools import BASH, DEFAULTS_TO_CWD, SENSES, TREES, input_paths
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -25,7 +25,8 @@ def file_tool_atoms(call: ToolCall, home: str) -> tuple[Atom, ...]:
     if not paths and call.tool in DEFAULTS_TO_CWD:
         paths = (call.cwd,)
     sense = SENSES.get(call.tool, Sense.UNKNOWN)
-    accesses = tuple(Access(normalize(p, call.cwd, home), sense) for p in paths)
+    tree = TREES.get(call.tool)
+    accesses = tuple(Access(normalize(p, call.cwd, home), sense, tree=tree) for p in paths)
     return (Atom(call.tool, None, accesses),)
 
 

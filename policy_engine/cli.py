@@ -8,8 +8,9 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError
+from .errors import ApprovalError, ConfigError
 from .model import Action, ToolCall
+from .tools import canonical_tool
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -113,6 +114,86 @@ def _add_trust(commands: Any, name: str, text: str) -> None:
     )
 
 
+APPROVE_EPILOG = """\
+An approval allows one command (exactly as `policy check --explain` shows it) or one file-tool path,
+in one policy, and nothing joined to it by ;, && or |. It never overrides pathProtection,
+self-protection, a managed deny or a more specific deny rule. The file keeps its comments.
+
+examples:
+  policy approve "npm run build"
+  policy approve --pattern "npm run *" --policy work
+  policy approve --tool write --path "~/notes/*.md"
+  policy approvals
+  policy revoke 2
+"""
+
+
+def _add_scope(parser: argparse.ArgumentParser) -> None:
+    scope = parser.add_mutually_exclusive_group()
+    scope.add_argument(
+        "--user", dest="scope", action="store_const", const="user", help="your user policy file (default)"
+    )
+    scope.add_argument(
+        "--project",
+        dest="scope",
+        action="store_const",
+        const="project",
+        help="the trusted project policy file",
+    )
+    scope.add_argument("--file", metavar="FILE", help="this policy file")
+
+
+def _add_approve(commands: Any) -> None:
+    approve = commands.add_parser(
+        "approve",
+        formatter_class=_HelpFormatter,
+        help="allow one command or file path from now on (written to a policy file)",
+        description="Add an approval: an allow for one command (or a pattern you choose) or one path.",
+        epilog=APPROVE_EPILOG,
+    )
+    _add_config_options(approve)
+    _add_scope(approve)
+    approve.add_argument("--tool", default="bash", help="tool name, canonical or an agent's (default: bash)")
+    approve.add_argument("--input", metavar="JSON", help="the tool input as a JSON object")
+    approve.add_argument(
+        "--pattern", metavar="GLOB", help="approve every command matching GLOB (* any characters)"
+    )
+    approve.add_argument("--path", metavar="PATH", help="for a file tool: the path or path glob approved")
+    approve.add_argument(
+        "--policy", metavar="NAME", help="the policy it applies to (default: the one judging it)"
+    )
+    approve.add_argument(
+        "--allow-unanalyzed",
+        action="store_true",
+        help="also waive what the analysis cannot prove (honoured in your user file only)",
+    )
+    approve.add_argument("command_text", nargs="?", metavar="COMMAND", help="the bash command to approve")
+
+
+def _add_approvals(commands: Any) -> None:
+    approvals = commands.add_parser(
+        "approvals",
+        formatter_class=_HelpFormatter,
+        help="list the approvals of your user and project policy files",
+        description="List approvals, numbered for `policy revoke`.",
+    )
+    _add_config_options(approvals)
+    _add_scope(approvals)
+    approvals.add_argument("--json", action="store_true", help="print the list as JSON")
+
+
+def _add_revoke(commands: Any) -> None:
+    revoke = commands.add_parser(
+        "revoke",
+        formatter_class=_HelpFormatter,
+        help="remove an approval (by its number in `policy approvals`)",
+        description="Remove approval N, as numbered by `policy approvals` with the same options.",
+    )
+    _add_config_options(revoke)
+    _add_scope(revoke)
+    revoke.add_argument("number", type=int, metavar="N", help="the approval's number")
+
+
 _COMMANDS: dict[str, Any] = {
     "check": _add_check,
     "config": _add_config,
@@ -122,6 +203,9 @@ _COMMANDS: dict[str, Any] = {
     "untrust": lambda c: _add_trust(
         c, "untrust", "stop trusting the project policy file of DIR: it can then only tighten"
     ),
+    "approve": _add_approve,
+    "approvals": _add_approvals,
+    "revoke": _add_revoke,
 }
 _ALIASES = {"status": "config"}
 
@@ -152,10 +236,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "status": run_config,
         "trust": run_trust,
         "untrust": run_untrust,
+        "approve": run_approve,
+        "approvals": run_approvals,
+        "revoke": run_revoke,
     }
     try:
         return handlers[args.command](args)
     except UsageError as error:
+        print(f"policy {args.command}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except ApprovalError as error:
         print(f"policy {args.command}: {error}", file=sys.stderr)
         return EXIT_USAGE
     except ConfigError as error:
@@ -340,4 +430,76 @@ def run_untrust(args: argparse.Namespace) -> int:
         print(f"untrusted {os.path.realpath(path)}: it can now only tighten your policy")
     else:
         print(f"{os.path.realpath(path)} was not trusted")
+    return 0
+
+
+def _approval_files(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(scope, file) of the files an approvals command works on."""
+    from .approvals import approval_file, scope_files
+
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    if args.file:
+        return [("file", os.path.abspath(args.file))]
+    if args.scope:
+        return [(args.scope, approval_file(args.scope, cwd, os.environ))]
+    return scope_files(cwd, os.environ)
+
+
+def run_approve(args: argparse.Namespace) -> int:
+    from .approvals import add, approval_for
+
+    try:
+        tool_input = json.loads(args.input) if args.input is not None else None
+    except ValueError as error:
+        raise UsageError(f"--input is not valid JSON: {error}") from None
+    if args.allow_unanalyzed and (args.scope == "project" or args.file):
+        raise UsageError("--allow-unanalyzed is honoured only in your user policy file")
+    engine = _engine(args)
+    # A pattern alone is judged as if it were a command, to find the policy it falls under.
+    command = args.command_text if args.command_text is not None else args.pattern
+    call = _tool_call(args.tool, command, tool_input, engine.cwd)
+    call = call._replace(tool=canonical_tool(call.tool))
+    rule = approval_for(
+        engine,
+        call,
+        policy=args.policy,
+        pattern=args.pattern,
+        path=args.path,
+        allow_unanalyzed=args.allow_unanalyzed,
+    )
+    args.scope = args.scope or "user"
+    ((_, file),) = _approval_files(args)
+    added = add(file, rule, os.environ)
+    print(f"{'approved' if added else 'already approved'} in {file}: {json.dumps(rule, ensure_ascii=False)}")
+    decision = _engine(args).evaluate(call)
+    print(f"now {decision.action}: {decision.reason}")
+    return 0
+
+
+def run_approvals(args: argparse.Namespace) -> int:
+    from .approvals import listed_in
+
+    listed = [item for _, file in _approval_files(args) for item in listed_in(file)]
+    if args.json:
+        entries = [
+            {"number": n, "file": i.file, "line": i.line, "rule": i.rule} for n, i in enumerate(listed, 1)
+        ]
+        print(json.dumps(entries, indent=2, ensure_ascii=False))
+        return 0
+    if not listed:
+        print("no approvals")
+    for number, item in enumerate(listed, 1):
+        print(f"{number}. {item.file}:{item.line}: {json.dumps(item.rule, ensure_ascii=False)}")
+    return 0
+
+
+def run_revoke(args: argparse.Namespace) -> int:
+    from .approvals import listed_in, remove
+
+    listed = [item for _, file in _approval_files(args) for item in listed_in(file)]
+    if not 1 <= args.number <= len(listed):
+        raise UsageError(f"there are {len(listed)} approvals; `policy approvals` numbers them")
+    item = listed[args.number - 1]
+    rule = remove(item.file, item.position, os.environ)
+    print(f"revoked in {item.file}: {json.dumps(rule, ensure_ascii=False)}")
     return 0

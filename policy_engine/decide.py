@@ -10,10 +10,10 @@ from typing import NamedTuple
 
 from .locations import location_directory, resolve_location
 from .model import Action, Atom, Sense, Verdict
-from .paths import spellings
-from .policy import CompiledRule, Layer, LocationEntry
-from .protect import protections_hit
-from .rules import RuleBook
+from .paths import inside, normalize, spellings
+from .policy import CompiledRule, Layer, LocationEntry, Protection
+from .protect import UNDER, UNSEARCHED, protections_hit
+from .rules import RuleBook, glob_matches, specificity, winning_order
 
 
 class Context(NamedTuple):
@@ -29,10 +29,13 @@ class Context(NamedTuple):
 class LayerJudge:
     """One layer and the rule indexes of its policies, built as policies are first used."""
 
-    __slots__ = ("_books", "_directories", "layer")
+    __slots__ = ("_approvals", "_books", "_directories", "_home", "layer", "protection")
 
-    def __init__(self, layer: Layer) -> None:
+    def __init__(self, layer: Layer, home: str, extra_protection: tuple[Protection, ...] = ()) -> None:
         self.layer = layer
+        self.protection = layer.protection + extra_protection
+        self._approvals = sorted(layer.approval_rules, key=winning_order)
+        self._home = home
         self._books: dict[str, RuleBook] = {}
         self._directories: dict[tuple[int, str], tuple[str, ...]] = {}
 
@@ -44,26 +47,14 @@ class LayerJudge:
 
     def judge(self, atom: Atom, context: Context) -> list[Verdict]:
         """Every verdict this layer gives on ``atom``: protections, policies per target, doubts."""
-        layer = self.layer
         verdicts: list[Verdict] = []
-        # Every spelling of every path, with every sense the atom touches it with (a path can be read
-        # and deleted by one command: `find ~ -delete`).
-        targets: dict[str, list[Sense | None]] = {}
-        for access in atom.accesses:
-            for path in spellings(access.path):
-                senses = targets.setdefault(path, [])
-                if access.sense in senses:
-                    continue
-                senses.append(access.sense)
-                for hit in protections_hit(layer.protection, path, context.home, context.project_root):
-                    protected = Verdict(hit.action, "protection", layer.name, atom, path, origin=hit.origin)
-                    verdicts.append(protected._replace(detail=hit.pattern, sense=access.sense))
-        if not targets:
-            targets = {path: [None] for path in context.spell(context.cwd)}
+        targets = self._targets(atom, context, verdicts)
         policy_verdicts = []
         for target, senses in targets.items():
             located = self._locate(target, context)
             verdict = self._policy_verdict(atom, target, located)._replace(sense=senses[-1])
+            if located is not None:
+                verdict = self._approved(atom, target, located, verdict)
             policy_verdicts.append(verdict)
             verdicts.append(verdict)
             if atom.command is None or located is None:
@@ -72,14 +63,81 @@ class LayerJudge:
                 tool = _EXPLICIT.get(sense) if sense is not None else None
                 found = self._explicit_verdict(atom, target, located, tool) if tool else None
                 if found is not None:
-                    verdicts.append(found._replace(sense=sense))
+                    verdicts.append(self._approved(atom, target, located, found._replace(sense=sense)))
         if atom.doubts and not _trusted_unanalyzed(policy_verdicts):
-            action = layer.interpreter.unknown_action
+            action = self.layer.interpreter.unknown_action
             first = next(iter(targets))
             verdicts += [
-                Verdict(action, "doubt", layer.name, atom, first, detail=doubt) for doubt in atom.doubts
+                Verdict(action, "doubt", self.layer.name, atom, first, detail=doubt) for doubt in atom.doubts
             ]
         return verdicts
+
+    def _targets(
+        self, atom: Atom, context: Context, verdicts: list[Verdict]
+    ) -> dict[str, list[Sense | None]]:
+        """Every spelling of every path the atom touches, with every sense it touches it with (a path
+        can be read and deleted by one command: `find ~ -delete`), after adding the verdicts of the
+        protections hit to ``verdicts``. A walked tree also reaches the locations below it; an atom
+        that touches no path is judged at its working directory."""
+        targets: dict[str, list[Sense | None]] = {}
+        checked: set[tuple[str, Sense, str | None]] = set()
+        for access in atom.accesses:
+            for path in spellings(access.path):
+                senses = targets.setdefault(path, [])
+                if access.sense not in senses:
+                    senses.append(access.sense)
+                if (path, access.sense, access.tree) in checked:
+                    continue
+                checked.add((path, access.sense, access.tree))
+                hits = protections_hit(
+                    self.protection, path, access.sense, access.tree, context.home, context.project_root
+                )
+                verdicts += [_protected(hit, how, self.layer, atom, path, access.sense) for hit, how in hits]
+        for access in atom.accesses:
+            if access.tree is not None:
+                for directory in self._locations_under(access.path, context):
+                    senses = targets.setdefault(directory, [])
+                    if access.sense not in senses:
+                        senses.append(access.sense)
+        return targets or {path: [None] for path in context.spell(context.cwd)}
+
+    def _approved(self, atom: Atom, target: str, located: tuple[str, str], verdict: Verdict) -> Verdict:
+        """``verdict``, or the verdict of an approval that covers the atom at ``target`` instead.
+
+        An approval applies to one atom (a bash line's commands are approved one by one), in the
+        policy it names; it never beats a deny rule more specific than itself. pathProtection,
+        doubts and the other layers are separate verdicts, which an approval does not touch.
+        """
+        for approval in self._approvals:
+            if not _approves(approval, atom, target, located[0], self._home):
+                continue
+            if (
+                verdict.kind == "rule"
+                and verdict.rule is not None
+                and verdict.action is Action.DENY
+                and specificity(verdict.rule) > specificity(approval)
+            ):
+                return verdict
+            beaten = (verdict.rule,) if verdict.rule is not None else ()
+            return verdict._replace(
+                action=approval.action,
+                kind="approval",
+                rule=approval,
+                origin=approval.origin,
+                message=approval.message,
+                beat=beaten,
+                detail=None,
+            )
+        return verdict
+
+    def _locations_under(self, path: str, context: Context) -> list[str]:
+        """The directories of this layer's locations that lie strictly below ``path``."""
+        found = []
+        for entry in self.layer.locations:
+            directory = location_directory(entry, context.cwd, context.home)
+            if directory != path and inside(directory, path):
+                found.append(directory)
+        return found
 
     def _locate(self, target: str, context: Context) -> tuple[str, str] | None:
         """(policy name, location key or "defaultPolicy") for ``target``; None when nothing covers it."""
@@ -156,21 +214,74 @@ class LayerJudge:
         )
 
 
+def _protected(hit: Protection, how: str, layer: Layer, atom: Atom, path: str, sense: Sense) -> Verdict:
+    """The verdict of a pathProtection hit; a walk too large to search is a doubt, at most as strict
+    as the protection."""
+    if how == UNSEARCHED:
+        action = min(hit.action, layer.interpreter.unknown_action)
+        doubt = (
+            f'the command walks "{path}", too large to search for paths protected by pathProtection '
+            f'"{hit.pattern}" ({hit.origin}); name the files it needs instead'
+        )
+        return Verdict(action, "doubt", layer.name, atom, path, detail=doubt, sense=sense)
+    return Verdict(
+        hit.action,
+        "protection",
+        layer.name,
+        atom,
+        path,
+        origin=hit.origin,
+        detail=hit.pattern,
+        sense=sense,
+        walked=how == UNDER,
+    )
+
+
 # Which explicit tool rules govern a bash access of each sense.
 _EXPLICIT = {Sense.READ: "read", Sense.WRITE: "write", Sense.DELETE: "write"}
 
 
+def _approves(approval: CompiledRule, atom: Atom, target: str, policy: str, home: str) -> bool:
+    """Whether ``approval`` covers ``atom`` at ``target`` in ``policy``: its tool, its exact command or
+    pattern (bash), its path or path glob (file tools), and its policy."""
+    if approval.policy is not None and approval.policy != policy:
+        return False
+    if not glob_matches(approval.tool, atom.tool) or (approval.read_only and not atom.read_only):
+        return False
+    if approval.command is not None and atom.command != approval.command:
+        return False
+    if approval.pattern is not None and (
+        atom.command is None or not glob_matches(approval.pattern, atom.command)
+    ):
+        return False
+    return approval.path is None or (
+        atom.command is None and glob_matches(normalize(approval.path, "/", home), target)
+    )
+
+
 def _trusted_unanalyzed(verdicts: list[Verdict]) -> bool:
-    """An atom's doubts are waived when every policy verdict on it is an allow rule with allowUnanalyzed."""
+    """An atom's doubts are waived when every policy verdict on it is an allow rule (or approval)
+    with allowUnanalyzed."""
     return bool(verdicts) and all(
-        v.kind == "rule" and v.action is Action.ALLOW and v.rule is not None and v.rule.allow_unanalyzed
+        v.kind in ("rule", "approval")
+        and v.action is Action.ALLOW
+        and v.rule is not None
+        and v.rule.allow_unanalyzed
         for v in verdicts
     )
 
 
 # Among equally restrictive verdicts, the one that explains best decides: a protection or a rule
 # says more than a doubt, a doubt more than a policy's default.
-_EXPLAINS = {"protection": 4, "rule": 3, "doubt": 2, "default": 1, "unrestricted": 0}
+_EXPLAINS = {
+    "protection": 5,
+    "rule": 4,
+    "approval": 4,
+    "session": 3,
+    "doubt": 2,
+    "default": 1,
+    "unrestricted": 0,
+}
 
 
 def combine(verdicts: list[Verdict]) -> Verdict | None:

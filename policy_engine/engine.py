@@ -14,6 +14,8 @@ from .errors import ConfigError, Problem
 from .model import MODES, Action, Atom, Decision, ToolCall, Verdict
 from .paths import normalize, spellings
 from .reasons import reason, unenforced
+from .selfprotect import self_protections
+from .sessions import DEFAULT_TTL, MemorySessionStore, SessionStore, atom_key, now
 from .tools import canonical_tool
 
 if TYPE_CHECKING:
@@ -55,6 +57,22 @@ def resolve_mode(explicit: str | None, env: Mapping[str, str], policy_set: Polic
     return "enforce"
 
 
+def self_protected(policy_set: PolicySet) -> bool:
+    """Self-protection is on unless the managed file, else the user's (or explicit) policy, turns it off."""
+    for layer in sorted(policy_set.layers, key=lambda layer: layer.name != "managed"):
+        if layer.self_protection is not None:
+            return layer.self_protection
+    return True
+
+
+def _session_allowed(verdict: Verdict, session_id: str) -> Verdict:
+    """An ask the person allowed for this session is an allow; nothing else changes (a deny, a
+    protection, a nudge's message stay)."""
+    if verdict.action is not Action.ASK or verdict.kind == "protection":
+        return verdict
+    return verdict._replace(action=Action.ALLOW, kind="session", detail=f"session {session_id}")
+
+
 def _blocks_in_every_mode(verdict: Verdict) -> bool:
     """pathProtection, and a deny of the managed layer, block whatever the mode."""
     return verdict.kind == "protection" or (verdict.layer == "managed" and verdict.action is Action.DENY)
@@ -76,6 +94,7 @@ class Engine:
         env: Mapping[str, str] | None = None,
         use_cache: bool | None = None,
         mode: str | None = None,
+        sessions: SessionStore | None = None,
     ) -> None:
         env = os.environ if env is None else env
         explicit = [config] if isinstance(config, str | os.PathLike) else list(config or [])
@@ -84,11 +103,16 @@ class Engine:
         use_cache = cache_enabled(env) if use_cache is None else use_cache
         self.policy_set: PolicySet = load(self.discovery, env, use_cache=use_cache)
         self.home = os.path.normpath(home_directory(env))
-        self._judges = [LayerJudge(layer) for layer in self.policy_set.layers]
+        guarded = self_protections(env, self.discovery, self.home) if self_protected(self.policy_set) else ()
+        base = next(layer for layer in self.policy_set.layers if not layer.restrict_only)
+        self._judges = [
+            LayerJudge(layer, self.home, guarded if layer is base else ()) for layer in self.policy_set.layers
+        ]
         self.mode = resolve_mode(mode, env, self.policy_set)
         self._spelled: dict[str, tuple[str, ...]] = {}
         self._cache_directory = cache_directory(env)
         self._analyzer: Analyzer | None = None
+        self.sessions: SessionStore = MemorySessionStore() if sessions is None else sessions
 
     def _shell(self, line: str, cwd: str) -> tuple[Atom, ...]:
         """The atoms of a bash line (the shell analysis is loaded on the first bash call)."""
@@ -121,8 +145,10 @@ class Engine:
         context = Context(cwd, self.home, self.policy_set.project_root or cwd, self._spell)
         verdicts: list[Verdict] = []
         for atom in atoms_of(call, self.home, self._shell):
-            for judge in self._judges:
-                verdicts += judge.judge(atom, context)
+            found = [verdict for judge in self._judges for verdict in judge.judge(atom, context)]
+            if call.session_id and self.sessions.allowed(call.session_id, atom_key(atom, cwd), now()):
+                found = [_session_allowed(verdict, call.session_id) for verdict in found]
+            verdicts += found
         decisive = combine(verdicts)
         action = decisive.action if decisive is not None else Action.ALLOW
         message = decisive.message if decisive is not None and action is Action.NUDGE else None
@@ -147,3 +173,20 @@ class Engine:
             self.mode,
             judged,
         )
+
+    def allow_for_session(self, decision: Decision, ttl: float = DEFAULT_TTL) -> int:
+        """Remember "allow for this session" for the atoms of ``decision`` that asked (and that no
+        deny refused), in the call's session, for ``ttl`` seconds; returns how many were stored."""
+        session_id = decision.call.session_id
+        if not session_id:
+            raise ValueError("the tool call carries no session id")
+        asked: dict[Atom, bool] = {}
+        for verdict in decision.verdicts:
+            if verdict.action is Action.DENY:
+                asked[verdict.atom] = False
+            elif verdict.action is Action.ASK and verdict.kind != "protection":
+                asked.setdefault(verdict.atom, True)
+        expires = now() + ttl
+        for atom in (atom for atom, ask in asked.items() if ask):
+            self.sessions.allow(session_id, atom_key(atom, decision.call.cwd), expires)
+        return sum(asked.values())

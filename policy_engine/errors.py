@@ -36,3 +36,7 @@ class ConfigError(Exception):
         count = len(self.problems)
         head = "invalid policy configuration" + (f" ({count} problems)" if count > 1 else "")
         return head + ":\n" + "\n".join(f"  {p}" for p in self.problems)
+
+
+class ApprovalError(Exception):
+    """An approval that cannot be made or removed, with what to do instead."""

@@ -69,11 +69,14 @@ class ToolCall(NamedTuple):
 
 class Access(NamedTuple):
     """A path an atom reads, writes, deletes or executes; ``via`` says what in inline code does it
-    (``Python line 2: open(mode 'w')``), for explanations."""
+    (``Python line 2: open(mode 'w')``), for explanations. ``tree`` is set when a directory at
+    ``path`` is walked whole (``grep -r``, ``rm -r``, ``cp -r``): ``all`` entries, or only the
+    ``visible`` ones (``rg`` skips hidden files); everything under it is touched with ``sense``."""
 
     path: str
     sense: Sense
     via: str | None = None
+    tree: str | None = None
 
 
 class Atom(NamedTuple):
@@ -113,7 +116,8 @@ class Verdict(NamedTuple):
     (a pathProtection pattern), ``doubt`` (the analysis could not prove the atom safe) or
     ``unrestricted`` (no policy covers the target). ``beat`` holds the other rules that matched and
     lost on specificity or the tie-break; ``sense`` how the atom touches ``target`` (None: the
-    atom touches no path and is judged at its working directory).
+    atom touches no path and is judged at its working directory); ``walked`` that a protection
+    hit a path under ``target``, a directory the atom walks whole.
     """
 
     action: Action
@@ -129,6 +133,7 @@ class Verdict(NamedTuple):
     beat: "tuple[CompiledRule, ...]" = ()
     detail: str | None = None
     sense: Sense | None = None
+    walked: bool = False
 
 
 class Decision(NamedTuple):

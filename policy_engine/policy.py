@@ -11,7 +11,11 @@ from .model import Action, Origin
 
 
 class CompiledRule(NamedTuple):
-    """One rule of a policy (or one approval rule), after presets and tool aliases are expanded."""
+    """One rule of a policy (or one approval rule), after presets and tool aliases are expanded.
+
+    Only approvals carry ``policy`` (the policy they apply to; None: every policy of their layer)
+    ``path`` (for a file tool: the absolute path or glob of the paths they approve) and ``command``
+    (for bash: the one normalized command they approve, compared exactly)."""
 
     action: Action
     tool: str
@@ -22,12 +26,18 @@ class CompiledRule(NamedTuple):
     read_only: bool = False
     policy: str | None = None
     preset: str | None = None
+    path: str | None = None
+    command: str | None = None
 
     def label(self) -> str:
         """A short, stable description: ``deny bash "rm *"`` or ``allow read``."""
         text = f"{self.action} {self.tool}"
         if self.pattern is not None:
             text += f' "{self.pattern}"'
+        if self.command is not None:
+            text += f" command {self.command!r}"
+        if self.path is not None:
+            text += f" {self.path}"
         return text
 
 
@@ -49,11 +59,21 @@ class LocationEntry(NamedTuple):
     base: str | None = None
 
 
+# The senses each side of a {"read", "write"} protection covers. Running a file reads it; an access of
+# unknown sense may be either, so both sides apply to it.
+READ_SENSES = ("read", "exec", "unknown")
+WRITE_SENSES = ("write", "delete", "unknown")
+
+
 class Protection(NamedTuple):
     """A pathProtection pattern compiled to a regex over a path relative to its ``anchor``.
 
     Anchors: ``absolute`` (pattern starts with ``/``), ``home`` (``~/``), ``project`` (relative with a
     slash: from the project root) and ``anywhere`` (no slash: any directory, like gitignore).
+    ``senses`` are the senses of access it applies to (``{"read": ..., "write": ...}`` compiles to
+    one entry per side). ``fixed`` is the pattern's leading literal directory, relative to the
+    anchor (``.ssh`` for ``~/.ssh/*``), and ``exact`` says the pattern names that one path: what
+    a walk over a directory tree needs to know whether the tree can hold a protected path.
     """
 
     pattern: str
@@ -61,6 +81,9 @@ class Protection(NamedTuple):
     anchor: str
     regex: str
     origin: Origin
+    senses: tuple[str, ...] = ("read", "write", "delete", "exec", "unknown")
+    fixed: str = ""
+    exact: bool = False
 
 
 class InterpreterSettings(NamedTuple):
@@ -86,6 +109,7 @@ class Layer(NamedTuple):
 
     The base layer (user and trusted project files, or the embedded default) decides; a
     ``restrict_only`` layer (managed, or an untrusted project) can only make verdicts stricter.
+    ``mode`` and ``self_protection`` are None when the layer's files do not set them.
     """
 
     name: str
@@ -102,6 +126,7 @@ class Layer(NamedTuple):
     nudge_timeout: Breaker | None
     cycle_key: str
     mode: str | None = None
+    self_protection: bool | None = None
 
 
 class PolicySet(NamedTuple):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from .model import Action, Sense
 from .secrets import mask
+from .selfprotect import ORIGIN as SELF_ORIGIN
 from .tools import BASH, input_paths
 
 if TYPE_CHECKING:
@@ -47,13 +48,30 @@ def why(verdict: Verdict) -> str:
         rule = verdict.rule
         preset = f" (from {rule.preset})" if rule.preset else ""
         text = f'rule {rule.label()}{preset} of policy "{verdict.policy}" ({rule.origin})'
+    elif verdict.kind == "approval" and verdict.rule is not None:
+        text = f'approval {verdict.rule.label()} for policy "{verdict.policy}" ({verdict.rule.origin})'
+    elif verdict.kind == "session":
+        text = f"allowed for this session ({verdict.detail})"
     elif verdict.kind == "default":
         text = (
             f'no rule of policy "{verdict.policy}" matches; its defaultAction is {verdict.action} '
             f"({verdict.origin})"
         )
+    elif verdict.kind == "protection" and verdict.origin == SELF_ORIGIN:
+        text = (
+            f'"{verdict.target}" {"holds" if verdict.walked else "is"} the policy engine\'s own '
+            f'configuration or state, or agent settings that load it ("{verdict.detail}"): self-protection '
+            "keeps an agent from changing what judges it; a person can edit it, or turn this off with "
+            '"selfProtection": false in the user policy file'
+        )
     elif verdict.kind == "protection":
-        text = f'path "{verdict.target}" is protected by pathProtection "{verdict.detail}" ({verdict.origin})'
+        protected = "is protected by" if verdict.action >= Action.ASK else "matches"
+        text = f'path "{verdict.target}" {protected} pathProtection "{verdict.detail}" ({verdict.origin})'
+        if verdict.walked:
+            text = (
+                f'the command walks everything under "{verdict.target}", which holds paths protected '
+                f'by pathProtection "{verdict.detail}" ({verdict.origin}); name the files it needs instead'
+            )
     elif verdict.kind == "doubt":
         text = f"{verdict.detail}; what cannot be proven safe gets {verdict.action}"
     else:

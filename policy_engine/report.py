@@ -40,6 +40,8 @@ def _access_json(access: Access) -> dict[str, str]:
     data = {"path": access.path, "sense": access.sense.value}
     if access.via is not None:
         data["via"] = access.via
+    if access.tree is not None:
+        data["tree"] = access.tree
     return data
 
 
@@ -69,6 +71,8 @@ def verdict_json(verdict: Verdict) -> dict[str, Any]:
         data["at"] = str(verdict.origin)
     if verdict.beat:
         data["beat"] = [rule_json(rule) for rule in verdict.beat]
+    if verdict.walked:
+        data["walked"] = True
     return data
 
 
@@ -106,6 +110,8 @@ def explain(decision: Decision) -> str:
         lines.append(f"atom {number}: {title}")
         for access in atom.accesses:
             via = f"  ({access.via})" if access.via else ""
+            if access.tree:
+                via += "  (the whole tree" + (", hidden files skipped)" if access.tree == "visible" else ")")
             lines.append(f"  {access.sense.value:<7} {access.path}{via}")
         for doubt in atom.doubts:
             lines.append(f"  doubt   {doubt}")
@@ -119,12 +125,15 @@ def explain(decision: Decision) -> str:
 def _verdict_line(verdict: Verdict) -> str:
     layer = f"[{verdict.layer}] "
     if verdict.kind == "protection":
-        return f'{layer}{verdict.target}: pathProtection "{verdict.detail}" at {verdict.origin}'
+        under = " (something under it)" if verdict.walked else ""
+        return f'{layer}{verdict.target}{under}: pathProtection "{verdict.detail}" at {verdict.origin}'
     if verdict.kind == "doubt":
         return f"{layer}doubt: {verdict.detail}"
     if verdict.kind == "unrestricted":
         return f"{layer}{verdict.target}: no policy covers it"
     where = f"policy {verdict.policy!r} (location {verdict.location})"
     what = verdict.rule.label() if verdict.rule is not None else "defaultAction"
+    if verdict.kind in ("approval", "session"):
+        what = f"{verdict.kind} {what}"
     via = f" ({verdict.detail})" if verdict.detail else ""
     return f"{layer}{verdict.target}: {where}: {what} at {verdict.origin}{via}"

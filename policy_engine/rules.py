@@ -52,6 +52,8 @@ def literal_prefix(glob: str) -> str:
 
 def specificity(rule: CompiledRule) -> tuple[int, int]:
     """(has a command pattern, literal characters before the first wildcard of what it matches on)."""
+    if rule.command is not None:  # an exact command (approvals): every character is literal
+        return 1, len(rule.command)
     if rule.pattern is not None:
         return 1, len(literal_prefix(rule.pattern))
     return 0, len(literal_prefix(rule.tool))

@@ -56,6 +56,10 @@ SENSES: dict[str, Sense] = {
 # Directory tools without a path search the working directory.
 DEFAULTS_TO_CWD = frozenset({"grep", "find", "ls"})
 
+# Tools that read every file under a directory they are given (``Access.tree``). The agents' grep
+# tools are ripgrep underneath, which skips hidden files; find and ls only list names.
+TREES: dict[str, str] = {"grep": "visible"}
+
 # Input fields that name one path, in the order agents use them (pi, Claude Code, Gemini CLI, ...),
 # and fields that name several.
 PATH_FIELDS = ("path", "file_path", "absolute_path", "notebook_path", "dir_path", "filePath")

@@ -71,7 +71,7 @@ def test_file_tools(
         ("cd HOME/.aws && cat credentials", Action.DENY),
         ("grep -r password .env.local", Action.DENY),
         ("git status && rm -rf HOME", Action.ASK),
-        ("sudo rm -rf /", Action.ASK),
+        ("sudo rm -rf /", Action.DENY),  # it would delete the policy and protected paths
     ],
 )
 def test_bash(engine, sandbox: Sandbox, project, command: str, expected: Action) -> None:

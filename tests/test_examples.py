@@ -169,6 +169,14 @@ CASES = [
     Case("sample", "/home/user/work", ("write", {"path": "/tmp/out.txt"}), "allow"),
     Case("sample", "/home/user/work", ("write", {"path": "/etc/hosts"}), "ask"),
     Case("sample", "/home/user/work", ("read", {"path": "/home/user/work/.env"}), "deny", "pathProtection"),
+    Case("sample", "/home/user/work", "cat ~/.gitconfig", "allow"),
+    Case("sample", "/home/user/work", "git config --global user.name me", "ask"),
+    Case(
+        "sample", "/home/user/work", "npm run build", "allow", "approval allow bash command 'npm run build'"
+    ),
+    Case("sample", "/home/user/work", "npm run build; npm publish", "ask"),
+    Case("sample", "/home/user/work", ("write", {"path": "/home/user/notes/a.md"}), "allow", "approval"),
+    Case("sample", "/home/user/work", ("write", {"path": "/home/user/notes/a.txt"}), "ask"),
     Case("sample", "/home/user/work", ("github_merge_pull_request", {}), "ask"),
     Case("sample", "/home/user/work", ("github_list_issues", {}), "log"),
 ]

@@ -232,7 +232,7 @@ def test_no_config_anywhere_uses_the_embedded_default(sandbox: Sandbox) -> None:
     engine = sandbox.engine(cwd=sandbox.project("repo"))
     assert [layer.name for layer in engine.policy_set.layers] == ["embedded default"]
     result = sandbox.run("check", "--explain", "rm -rf /", cwd=sandbox.project("repo"))
-    assert result.returncode == 10
+    assert result.returncode == 20  # it would delete protected paths
     assert "embedded default" in result.stdout
     assert "presets/default.jsonc" in result.stdout
 

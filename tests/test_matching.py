@@ -311,7 +311,7 @@ def test_read_only_rule_matches_only_atoms_that_only_read(sandbox: Sandbox) -> N
     engine = rules_engine(
         sandbox, '{ "action": "allow", "tool": "bash", "pattern": "cat *", "readOnly": true }'
     )
-    judge = LayerJudge(engine.policy_set.layers[0])
+    judge = LayerJudge(engine.policy_set.layers[0], engine.home)
     context = Context("/w", str(sandbox.home), "/w", lambda p: (p,))
     reads = Atom("bash", "cat a", (Access("/w/a", Sense.READ),))
     writes = Atom("bash", "cat a", (Access("/w/a", Sense.READ), Access("/w/b", Sense.WRITE)))

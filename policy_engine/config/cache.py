@@ -31,7 +31,9 @@ from ..policy import (
 )
 from .discover import xdg_directory
 
-FORMAT = 3  # 2: marshal, each policy marshalled apart; 3: a layer's mode
+FORMAT = (
+    4  # 2: marshal, each policy marshalled apart; 3: a layer's mode; 4: protection senses, approval paths
+)
 KEEP = 16  # compiled files kept per cache directory; older ones are pruned on write
 
 
@@ -166,6 +168,8 @@ _RULE_FIELDS: tuple[type | tuple[type, ...], ...] = (
     bool,
     _OPTIONAL,
     _OPTIONAL,
+    _OPTIONAL,
+    _OPTIONAL,
 )
 _ACTIONS = tuple(Action)
 
@@ -173,8 +177,8 @@ _ACTIONS = tuple(Action)
 def _rule(value: Any, origins: dict[tuple[Any, ...], Origin]) -> CompiledRule:
     """A rule (a policy can hold a thousand of them: $safe-bash expands to hundreds). Rules expanded
     from one preset share one Origin, and their fields are checked once per distinct shape."""
-    action, tool, pattern, origin, message, unanalyzed, read_only, policy, preset = value
-    key = (*origin, action, tool, message, unanalyzed, read_only, policy, preset)
+    action, tool, pattern, origin, message, unanalyzed, read_only, policy, preset, path, command = value
+    key = (*origin, action, tool, message, unanalyzed, read_only, policy, preset, path, command)
     found = origins.get(key)
     if found is None:
         _expect(
@@ -185,7 +189,7 @@ def _rule(value: Any, origins: dict[tuple[Any, ...], Origin]) -> CompiledRule:
     else:
         _expect(isinstance(pattern, _OPTIONAL))
     return CompiledRule(
-        _ACTIONS[action], tool, pattern, found, message, unanalyzed, read_only, policy, preset
+        _ACTIONS[action], tool, pattern, found, message, unanalyzed, read_only, policy, preset, path, command
     )
 
 
@@ -229,9 +233,18 @@ def _location(value: Any) -> LocationEntry:
 
 
 def _protection(value: Any) -> Protection:
-    pattern, action, anchor, regex, origin = value
+    pattern, action, anchor, regex, origin, senses, fixed, exact = value
     _expect(anchor in ("absolute", "home", "project", "anywhere"))
-    return Protection(_str(pattern), Action(_int(action)), anchor, _str(regex), _origin(origin))
+    return Protection(
+        _str(pattern),
+        Action(_int(action)),
+        anchor,
+        _str(regex),
+        _origin(origin),
+        tuple(map(_str, senses)),
+        _str(fixed),
+        _bool(exact),
+    )
 
 
 def _breaker(value: Any) -> Breaker | None:
@@ -265,6 +278,7 @@ def _layer(value: Any) -> Layer:
         nudge_timeout,
         cycle_key,
         mode,
+        self_protection,
     ) = value
     _expect(isinstance(policies, dict))
     return Layer(
@@ -282,6 +296,7 @@ def _layer(value: Any) -> Layer:
         _breaker(nudge_timeout),
         _str(cycle_key),
         _opt_str(mode),
+        None if self_protection is None else _bool(self_protection),
     )
 
 

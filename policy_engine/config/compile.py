@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError, Problem
 from ..model import Action, Origin
 from ..policy import (
+    READ_SENSES,
+    WRITE_SENSES,
     Breaker,
     CompiledPolicy,
     CompiledRule,
@@ -119,6 +121,21 @@ def _compile_layer(
     project_root: str | None,
 ) -> Layer:
     project_files = {item.source.path for item, _ in members if item.source.role == PROJECT}
+    user_files = {item.source.path for item, _ in members if item.source.role in (USER, EXPLICIT)}
+    if config.selfProtection is False and where[("selfProtection",)].file in project_files:
+        written = where[("selfProtection",)]
+        raise ConfigError(
+            [
+                Problem(
+                    written.file,
+                    written.place.key_line,
+                    written.place.key_column,
+                    "selfProtection",
+                    "a project file cannot turn self-protection off",
+                    'set "selfProtection": false in your user policy file if you really mean it',
+                )
+            ]
+        )
     compiler = _LayerCompiler(where, presets)
     interpreter = config.interpreterAnalysis
     return Layer(
@@ -138,12 +155,16 @@ def _compile_layer(
         default_policy=config.defaultPolicy,
         default_policy_origin=compiler.origin(("defaultPolicy",)) if config.defaultPolicy else None,
         approval_rules=tuple(
-            rule
+            # allowUnanalyzed is the user's to give: an approval from a project or managed file
+            # never waives what the analysis could not prove.
+            rule if rule.origin.file in user_files else rule._replace(allow_unanalyzed=False)
             for index, approval in enumerate(config.approvalRules)
-            for rule in compiler.rules(approval, ("approvalRules", index), policy=approval.policy)
+            for rule in compiler.approval(approval, ("approvalRules", index))
         ),
         protection=tuple(
-            compiler.protection(pattern, action) for pattern, action in (config.pathProtection or {}).items()
+            entry
+            for pattern, value in (config.pathProtection or {}).items()
+            for entry in compiler.protection(pattern, value)
         ),
         interpreter=(
             InterpreterSettings(enabled=False)
@@ -161,6 +182,7 @@ def _compile_layer(
         cycle_key=config.cycleKey,
         # A mode is the user's or the administrator's: a restricting project layer cannot set it.
         mode=config.mode if not restrict_only or name == "managed" else None,
+        self_protection=config.selfProtection,
     )
 
 
@@ -198,7 +220,7 @@ class _LayerCompiler:
             return self.rules(schema.Rule(action="allow", tool=BASH, pattern=entry), path)
         return self.rules(entry, path)
 
-    def rules(self, rule: schema.Rule, path: Path, policy: str | None = None) -> list[CompiledRule]:
+    def rules(self, rule: schema.Rule, path: Path) -> list[CompiledRule]:
         """The compiled rules a policy-file rule stands for: one per tool alternative and preset pattern."""
         origin = self.origin(path)
         tools = [canonical_tool(tool) for tool in expand_braces(rule.tool)]
@@ -213,24 +235,59 @@ class _LayerCompiler:
                 message=rule.message,
                 allow_unanalyzed=rule.allowUnanalyzed,
                 read_only=rule.readOnly or bool(preset and preset.readOnly),
-                policy=policy,
                 preset=rule.pattern if preset else None,
             )
             for tool in tools
             for pattern in patterns
         ]
 
-    def protection(self, pattern: str, action: str) -> Protection:
+    def approval(self, approval: schema.ApprovalRule, path: Path) -> list[CompiledRule]:
+        """The compiled rules of an approval: like a rule's, plus its policy, path and command."""
+        return [
+            rule._replace(policy=approval.policy, path=approval.path, command=approval.command)
+            for rule in self.rules(approval, path)
+        ]
+
+    def protection(self, pattern: str, value: str | schema.ProtectionBySense) -> list[Protection]:
+        """One entry for an action; one per side for ``{"read": ..., "write": ...}``."""
         anchor, regex = compile_protection_pattern(pattern)
-        return Protection(
-            pattern, Action.parse(action), anchor, regex, self.origin(("pathProtection", pattern))
-        )
+        fixed, exact = fixed_directory(pattern)
+        origin = self.origin(("pathProtection", pattern))
+        sides: list[tuple[str | None, tuple[str, ...]]]
+        if isinstance(value, str):
+            sides = [(value, Protection._field_defaults["senses"])]
+        else:
+            sides = [(value.read, READ_SENSES), (value.write, WRITE_SENSES)]
+        return [
+            Protection(pattern, Action.parse(action), anchor, regex, origin, senses, fixed, exact)
+            for action, senses in sides
+            if action is not None
+        ]
 
     def breaker(self, key: str, value: Any) -> Breaker | None:
         if value is None:
             return None
         events = value.maxDenies if isinstance(value, schema.AgentTimeout) else value.maxNudges
         return Breaker(events, value.windowSeconds, self.origin((key,)))
+
+
+_GLOB_CHARACTERS = frozenset("*?[\\")
+
+
+def fixed_directory(pattern: str) -> tuple[str, bool]:
+    """The leading literal path of a pattern, relative to its anchor, and whether the pattern names
+    exactly that path: ``~/.ssh/*`` -> (".ssh", False), ``~/.netrc`` -> (".netrc", True),
+    ``.env*`` -> ("", False) (no slash: it matches in any directory)."""
+    body = pattern[1:] if pattern.startswith("~") else pattern
+    if not pattern.startswith(("/", "~")) and "/" not in pattern.rstrip("/"):
+        return "", False
+    parts = [part for part in body.split("/") if part]
+    fixed = []
+    for part in parts:
+        if _GLOB_CHARACTERS.intersection(part):
+            break
+        fixed.append(part)
+    return "/".join(fixed), len(fixed) == len(parts)
 
 
 def compile_protection_pattern(pattern: str) -> tuple[str, str]:

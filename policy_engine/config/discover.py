@@ -57,7 +57,7 @@ def managed_path(env: Mapping[str, str]) -> str | None:
     return value or None
 
 
-def _pi_agent_directory(env: Mapping[str, str]) -> str:
+def pi_agent_directory(env: Mapping[str, str]) -> str:
     value = env.get("PI_CODING_AGENT_DIR")
     if value:
         home = home_directory(env)
@@ -68,7 +68,7 @@ def _pi_agent_directory(env: Mapping[str, str]) -> str:
 def user_candidates(env: Mapping[str, str]) -> list[Source]:
     """Where the user file may be, in order of preference."""
     ours = os.path.join(xdg_directory(env, "XDG_CONFIG_HOME", ".config"), "policy-engine", "policy.jsonc")
-    pi = os.path.join(_pi_agent_directory(env), "extensions")
+    pi = os.path.join(pi_agent_directory(env), "extensions")
     return [
         Source(USER, ours),
         Source(USER, os.path.join(pi, "pi-controls.jsonc"), "pi-control"),

@@ -11,10 +11,13 @@ import math
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
 ActionName = Literal["allow", "nudge", "log", "ask", "deny"]
 DefaultActionName = Literal["allow", "log", "ask", "deny"]
+
+# The names of a pathProtection value's two forms; they show in pydantic's error locations, never in data.
+UNION_TAGS = ("<action>", "<by-sense>")
 
 PRESET_REFERENCE = re.compile(r"\$[A-Za-z][\w-]*")
 
@@ -67,11 +70,47 @@ class Rule(_Strict):
 
 
 class ApprovalRule(Rule):
-    """A persisted approval; like a rule, plus the policy it is limited to."""
+    """A persisted approval; like a rule, plus the policy and (for file tools) the paths it is limited to."""
 
     policy: str | None = Field(
-        default=None, description="The policy this approval applies to; absent means every policy."
+        default=None,
+        description="The policy this approval applies to; absent means every policy of its file's layer.",
     )
+    command: str | None = Field(
+        default=None,
+        min_length=1,
+        description="For bash: the one command approved, exactly as normalized (policy check --explain "
+        "shows it); * and ? in it are literal. Use pattern for a glob instead.",
+    )
+    path: str | None = Field(
+        default=None,
+        min_length=1,
+        description="For a file tool: the path approved (absolute or ~/), or a glob of paths "
+        "(* any characters, ? one). Absent: every path of the policy.",
+    )
+
+    @model_validator(mode="after")
+    def _command_or_pattern(self) -> ApprovalRule:
+        if self.command is not None and self.pattern is not None:
+            raise ValueError("give command (exact) or pattern (a glob), not both")
+        return self
+
+
+class ProtectionBySense(_Strict):
+    """pathProtection for reading and writing apart: ``{"read": "allow", "write": "deny"}``."""
+
+    read: ActionName | None = Field(
+        default=None, description="The action for reading (and running) a matching path."
+    )
+    write: ActionName | None = Field(
+        default=None, description="The action for writing or deleting a matching path."
+    )
+
+    @model_validator(mode="after")
+    def _some_sense(self) -> ProtectionBySense:
+        if self.read is None and self.write is None:
+            raise ValueError('give "read", "write" or both')
+        return self
 
 
 def _rule_kind(value: Any) -> str:
@@ -92,6 +131,12 @@ class Policy(_Strict):
         default_factory=list,
         description='Rules (order does not matter: the most specific wins), or "$preset" strings.',
     )
+
+
+ProtectionEntry = Annotated[
+    Annotated[ActionName, Tag(UNION_TAGS[0])] | Annotated[ProtectionBySense, Tag(UNION_TAGS[1])],
+    Discriminator(lambda value: UNION_TAGS[0] if isinstance(value, str) else UNION_TAGS[1]),
+]
 
 
 class InterpreterAnalysis(_Strict):
@@ -138,9 +183,15 @@ class Config(_Strict):
     approvalRules: list[ApprovalRule] = Field(default_factory=list, description="Persisted approvals.")
     agentTimeout: AgentTimeout | None = None
     nudgeTimeout: NudgeTimeout | None = None
-    pathProtection: dict[str, ActionName] | None = Field(
+    pathProtection: dict[str, ProtectionEntry] | None = Field(
         default=None,
-        description="gitignore-style path pattern -> action, checked before any rule.",
+        description="gitignore-style path pattern -> action (or {read, write} actions), checked "
+        "before any rule; no rule or approval overrides it.",
+    )
+    selfProtection: bool | None = Field(
+        default=None,
+        description="On unless false: deny writes to the policy files, the trust store, the engine's "
+        "state and cache, and the agent settings that load the hook. A project file cannot turn it off.",
     )
     interpreterAnalysis: InterpreterAnalysis | None = Field(default_factory=InterpreterAnalysis)
     cycleKey: str = Field(default="ctrl+shift+m", min_length=1, description="pi: key that cycles modes.")

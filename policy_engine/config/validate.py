@@ -90,6 +90,7 @@ def _model_at(path: Path) -> type[BaseModel] | None:
         ("policies", str): schema.Policy,
         ("policies", str, "rules", int): schema.Rule,
         ("approvalRules", int): schema.ApprovalRule,
+        ("pathProtection", str): schema.ProtectionBySense,
         ("interpreterAnalysis",): schema.InterpreterAnalysis,
         ("agentTimeout",): schema.AgentTimeout,
         ("nudgeTimeout",): schema.NudgeTimeout,
@@ -119,7 +120,12 @@ def _data_path(data: Any, loc: tuple[Any, ...]) -> tuple[Path, Any, bool]:
         if in_dict or (isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)):
             path.append(part)
             node = node[part]
-        elif index == len(loc) - 1 and isinstance(node, dict) and isinstance(part, str):
+        elif (
+            index == len(loc) - 1
+            and isinstance(node, dict)
+            and isinstance(part, str)
+            and part not in schema.UNION_TAGS
+        ):
             path.append(part)
             return tuple(path), None, False
     return tuple(path), node, True

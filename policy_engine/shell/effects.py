@@ -115,17 +115,17 @@ class _Collector:
         self.doubts: list[str] = []
         self.runs: list[Run] = []
 
-    def path(self, word: Word, sense: str, directory: str | None) -> None:
+    def path(self, word: Word, sense: str, directory: str | None, tree: str | None = None) -> None:
         accesses, doubt = locate(word, SENSES[sense], directory)
-        self.accesses += accesses
+        self.accesses += [access._replace(tree=tree) for access in accesses] if tree else accesses
         if doubt is not None:
             self.doubts.append(doubt)
 
-    def directory(self, directory: str | None, sense: str) -> None:
+    def directory(self, directory: str | None, sense: str, tree: str | None = None) -> None:
         if directory is None:
             self.doubts.append("the working directory is unknown after a cd")
         else:
-            self.accesses.append(Access(directory, SENSES[sense]))
+            self.accesses.append(Access(directory, SENSES[sense], tree=tree))
 
     def code(self, word: Word | str, cwd: str | None, what: str) -> None:
         if isinstance(word, str):
@@ -166,7 +166,10 @@ class _Collector:
         self.doubts += [f"in the {name} program, {doubt}" for doubt in program.doubts]
 
     def effects(self, atom: bool = True) -> Effects:
-        return Effects(list(dict.fromkeys(self.accesses)), self.doubts, self.runs, atom)
+        accesses = list(dict.fromkeys(self.accesses))
+        walked = {(a.path, a.sense) for a in accesses if a.tree}  # a walk of a path covers the path
+        accesses = [a for a in accesses if a.tree or (a.path, a.sense) not in walked]
+        return Effects(accesses, self.doubts, self.runs, atom)
 
 
 def _merged(entry: dict[str, Any], parsed: list[Argument]) -> dict[str, Any]:
@@ -325,7 +328,7 @@ def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
         collect.doubts.append(entry["bare"])
     found_path = _operands(collect, entry, operands, directory)
     if entry.get("implicit") and not found_path:
-        collect.directory(directory, entry["implicit"])
+        collect.directory(directory, entry["implicit"], entry.get("tree"))
     if entry.get("effect"):
         collect.directory(into, entry["effect"])
     if entry.get("withOperands") and operands:
@@ -366,7 +369,9 @@ def _operands(
             sense == "unknown" and not (word.static and path_like(word.text)) and word.static
         ):
             continue
-        collect.path(word, sense, directory if is_last or len(paths) == 1 else targets_directory)
+        # A destination receives files; a destination of deletions (rsync --delete) loses any of them.
+        tree = None if last == "write" and is_last else entry.get("tree")
+        collect.path(word, sense, directory if is_last or len(paths) == 1 else targets_directory, tree)
         found = True
     return found
 
@@ -629,24 +634,30 @@ def _find(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str
     for root in roots:
         collect.path(root, "read", cwd)
     primaries = entry.get("options", {})
+    tests = entry.get("tests", ())
+    narrowed = False  # after a test, an action acts on some files under a root, not on its whole tree
     while index < len(args):
         word = args[index]
         index += 1
+        narrowed = narrowed or (word.static and word.text in tests)
         spec = spec_of(primaries.get(word.text, "flag")) if word.static else {}
         if spec.get("doubt"):
             collect.doubts.append(spec["doubt"])
         change = spec.get("set") or {}
         if change.get("effect"):
             for root in roots:
-                collect.path(root, change["effect"], cwd)
+                collect.path(root, change["effect"], cwd, None if narrowed else change.get("tree"))
         takes = spec.get("takes")
         if takes == "command":
             end = next((i for i in range(index, len(args)) if args[i].text in (";", "+")), len(args))
             inner = args[index:end]
             index = end + 1
             for root in roots:
+                if not narrowed and any("{}" in w.text for w in inner):  # it is handed every file
+                    collect.path(root, "read", cwd, "all")
+                found = root.text.rstrip("/") + "/{}" if narrowed else root.text  # a file under it, or all
                 replaced = tuple(
-                    Word(w.text.replace("{}", root.text), w.static and root.static, w.glob, w.raw)
+                    Word(w.text.replace("{}", found), w.static and root.static, w.glob, w.raw)
                     if "{}" in w.text
                     else w
                     for w in inner

@@ -123,6 +123,11 @@ class Entry(_Strict):
         default=None, description="The first operand (or -e/-f) is a program whose effects are checked."
     )
     find: bool = Field(default=False, description="find's syntax: roots, then an expression with actions.")
+    tests: list[str] = Field(
+        default_factory=list,
+        description="find's tests: before an action, they narrow the files it acts on, so the action "
+        "no longer covers the roots' whole trees, and {} stands for files under a root.",
+    )
     code: int | None = Field(default=None, description="Index of the operand that is shell code (trap).")
     aliases: bool = Field(
         default=False, description="Operands are name=value with shell code values (alias)."
@@ -138,6 +143,12 @@ class Entry(_Strict):
         default=False,
         description="Operands are opened by Perl's two-argument open (perl -n, -p): a leading or "
         "trailing | runs a command, a leading < or > is a mode; such an operand is a doubt.",
+    )
+    tree: Literal["all", "visible"] | None = Field(
+        default=None,
+        description="A directory operand is walked whole: everything under it is touched with the "
+        "operand's sense (grep -r, rm -r, cp -r); visible: hidden entries are skipped (rg). The last "
+        "operand, when it has a sense of its own (cp's destination), is not walked.",
     )
     linkTargets: bool = Field(
         default=False, description="Operands but the last are link targets, relative to the link (ln -s)."

@@ -1,0 +1,77 @@
+"""Self-protection: the engine's own policy, trust, state and cache, and the agent settings that load
+the hook, cannot be written by the agent it judges (on unless the user's policy turns it off).
+
+An agent that may edit ``~/.claude/settings.json`` or the policy file can switch the gate off; these
+paths are protected like a ``{"write": "deny"}`` pathProtection entry, checked before every rule,
+so no rule or approval opens them. Reading them is allowed. The list depends on the environment
+(``XDG_*``, ``POLICY_ENGINE_*``) and on which files were found, so it is built per engine, not
+compiled into the cached policy; it needs no pathspec: the patterns are written as regexes here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING
+
+from .config.cache import cache_directory
+from .config.discover import managed_path, pi_agent_directory, user_candidates, xdg_directory
+from .config.trust import store_path
+from .model import Action, Origin
+from .policy import WRITE_SENSES, Protection
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from .config.discover import Discovery
+
+ORIGIN = Origin("built-in", 0, 0, "selfProtection")
+
+# Agent settings that load hooks, wherever a project keeps them (a relative name in any directory,
+# checked at the top of a walked tree too): (shown pattern, name or directory, regex of the rest).
+AGENT_SETTINGS = (
+    (".policy-engine/", ".policy-engine", r"(?:/.*)?"),
+    (".pi/", ".pi", r"(?:/.*)?"),
+    (".claude/settings*.json", ".claude", r"/settings[^/]*\.json"),
+    (".gemini/settings.json", ".gemini", r"/settings\.json"),
+    (".codex/", ".codex", r"(?:/.*)?"),
+    (".cursor/hooks.json", ".cursor", r"/hooks\.json"),
+)
+
+
+def state_directory(env: Mapping[str, str]) -> str:
+    """Where the engine keeps its state and decision log (``POLICY_ENGINE_STATE_DIR`` overrides)."""
+    return env.get("POLICY_ENGINE_STATE_DIR") or os.path.join(
+        xdg_directory(env, "XDG_STATE_HOME", ".local/state"), "policy-engine"
+    )
+
+
+def protected_paths(env: Mapping[str, str], discovery: Discovery, home: str) -> list[str]:
+    """The absolute paths (files or directories) self-protection covers besides agent settings."""
+    paths = [source.path for source in discovery.sources]
+    paths += [candidate.path for candidate in user_candidates(env)]
+    managed = managed_path(env)
+    if managed is not None:
+        paths.append(managed)
+    paths += [
+        os.path.dirname(store_path(env)),
+        state_directory(env),
+        cache_directory(env),
+        pi_agent_directory(env),
+        os.path.join(home, ".codex"),
+    ]
+    return list(dict.fromkeys(os.path.normpath(path) for path in paths))
+
+
+def self_protections(env: Mapping[str, str], discovery: Discovery, home: str) -> tuple[Protection, ...]:
+    """The protections that keep the agent from editing what decides over it."""
+    entries = [_absolute(path) for path in protected_paths(env, discovery, home)]
+    for shown, name, rest in AGENT_SETTINGS:
+        regex = rf"(?:.+/)?{re.escape(name)}{rest}$"
+        entries.append(Protection(shown, Action.DENY, "anywhere", regex, ORIGIN, WRITE_SENSES, name, True))
+    return tuple(entries)
+
+
+def _absolute(path: str) -> Protection:
+    regex = re.escape(path.lstrip("/")) + r"(?:/.*)?$"
+    return Protection(path, Action.DENY, "absolute", regex, ORIGIN, WRITE_SENSES, path.lstrip("/"), True)

@@ -1,0 +1,60 @@
+"""Session allows: "allow for this session" answers, kept per agent session and exact atom.
+
+An answer covers exactly the atom the person saw asked about (the tool, the normalized command,
+the paths it touches and how, or the working directory when it touches none), in that session,
+until it expires; never a pattern, so a later ``git status; rm -rf *`` is not covered by an answer
+for ``git status``. It turns that atom's asks into allows and nothing else: a deny, a protected
+path or another atom of the same line still decides.
+
+A hook is a new process per tool call, so a real store must outlive the process (the state store);
+until then :class:`MemorySessionStore` serves the Python API and tests through the same interface.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from .model import Atom
+
+DEFAULT_TTL = 12 * 3600.0  # a working day: an answer should not outlive the task it was given for
+
+
+class SessionStore(Protocol):
+    """Where session allows are kept."""
+
+    def allowed(self, session_id: str, key: str, now: float) -> bool:
+        """Whether ``key`` is allowed in ``session_id`` at time ``now``."""
+        ...
+
+    def allow(self, session_id: str, key: str, expires: float) -> None:
+        """Allow ``key`` in ``session_id`` until ``expires`` (seconds since the epoch)."""
+        ...
+
+
+class MemorySessionStore:
+    """Session allows held in memory, for one process."""
+
+    def __init__(self) -> None:
+        self._expiry: dict[tuple[str, str], float] = {}
+
+    def allowed(self, session_id: str, key: str, now: float) -> bool:
+        expires = self._expiry.get((session_id, key))
+        return expires is not None and now < expires
+
+    def allow(self, session_id: str, key: str, expires: float) -> None:
+        self._expiry[session_id, key] = expires
+
+
+def atom_key(atom: Atom, cwd: str) -> str:
+    """The exact identity of an atom: tool, command text, and every (path, sense) it touches, or the
+    working directory when it touches none (``npm publish`` here is not ``npm publish`` there)."""
+    touched = sorted({(access.path, access.sense.value, access.tree or "") for access in atom.accesses})
+    where: object = touched if touched else cwd
+    return json.dumps([atom.tool, atom.command, where], ensure_ascii=False, separators=(",", ":"))
+
+
+def now() -> float:
+    return time.time()

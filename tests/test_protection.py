@@ -1,0 +1,211 @@
+"""pathProtection for every access of every atom (W-PP-1, W-PATH-1): patterns anchored at /, ~/ and
+the project root or floating, any action, read and write apart, symlinks, @-paths, directory trees
+walked whole, and no rule or approval above it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from helpers import Sandbox, bash, tool
+
+from policy_engine import Action, ConfigError, Engine
+
+POLICY = """
+    {
+      "policies": { "open": { "defaultAction": "allow", "rules": [
+        { "action": "allow", "tool": "bash", "pattern": "cat *" },
+        { "action": "allow", "tool": "read" },
+      ] } },
+      "defaultPolicy": "open",
+      "pathProtection": {
+        "~/.ssh/*": "deny",
+        "~/.aws/credentials": "deny",
+        ".env*": "deny",
+        "secrets/": "ask",
+        "config/keys/*.pem": "deny",
+        "/srv/shared/": { "read": "allow", "write": "deny" },
+        "~/notes/": { "write": "ask" },
+        "*.log": "log",
+      },
+      "approvalRules": [
+        { "action": "allow", "tool": "bash", "pattern": "cat *", "policy": "open" },
+      ],
+    }
+"""
+
+
+@pytest.fixture
+def machine(sandbox: Sandbox) -> tuple[Sandbox, Engine, Path]:
+    home = sandbox.home
+    for name in (".ssh/id_rsa", ".aws/credentials", ".aws/config", "notes/todo.md"):
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text("x\n")
+    project = sandbox.project("repo", POLICY)
+    for name in ("src/.env", "src/app.py", "secrets/token", "config/keys/a.pem", "docs/readme.md"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text("x\n")
+    sandbox.run("trust", str(project))
+    return sandbox, sandbox.engine(cwd=project), project
+
+
+def judge(machine: tuple[Sandbox, Engine, Path], command: str) -> Action:
+    _, engine, project = machine
+    return engine.evaluate(bash(command, project)).action
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        # W-PP-1: paths that are not "path-like" tokens are still paths.
+        ("cat src/.env", Action.DENY),
+        ("cat ./src/.env.local", Action.DENY),
+        ("cat src/app.py", Action.ALLOW),
+        # ~/ patterns are expanded (dead in pi-control).
+        ("cat ~/.ssh/id_rsa", Action.DENY),
+        ("cat $HOME/.ssh/id_rsa", Action.DENY),
+        ("head -c 100 ~/.aws/credentials", Action.DENY),
+        ("cat ~/.aws/config", Action.ALLOW),
+        # Project-relative patterns with a slash (dead in pi-control).
+        ("cat config/keys/a.pem", Action.DENY),
+        ("cat secrets/token", Action.ASK),
+        # Values other than deny are honoured.
+        ("cat build.log", Action.LOG),
+        # Quoted mentions are not accesses (pi-control's false positive).
+        ('git commit -m "remove /config.env from repo"', Action.ALLOW),
+        # Inline code and redirects are accesses too.
+        ("python3 -c \"open('src/.env').read()\"", Action.DENY),
+        ("tee src/.env < /dev/null", Action.DENY),
+        ("echo x >> ~/.ssh/authorized_keys", Action.DENY),
+        # Directory tools over a protected tree.
+        ("grep -r KEY ~/.aws", Action.DENY),
+        ("grep -r KEY ~", Action.DENY),
+        ("grep -rn TOKEN .", Action.DENY),
+        ("grep -r KEY docs", Action.ALLOW),
+        ("rg --hidden KEY src", Action.DENY),
+        ("rg KEY src", Action.ALLOW),  # rg skips hidden files: .env is not read
+        ("tar czf /tmp/out.tgz ~/.aws", Action.DENY),
+        ("cp -r ~ /tmp/copy", Action.DENY),
+        ("rm -rf ~", Action.DENY),
+        ("ls ~/.aws", Action.ALLOW),  # names, not contents: ~/.aws/credentials is the file protected
+        ("ls -la ~", Action.ALLOW),
+    ],
+)
+def test_bash_accesses_are_protected(
+    machine: tuple[Sandbox, Engine, Path], command: str, expected: Action
+) -> None:
+    assert judge(machine, command) is expected
+
+
+def test_protection_beats_rules_and_approvals(machine: tuple[Sandbox, Engine, Path]) -> None:
+    # `cat *` is both allowed by a rule and approved; the protected path still decides.
+    _, engine, project = machine
+    decision = engine.evaluate(bash("cat ~/.ssh/id_rsa", project))
+    assert decision.action is Action.DENY
+    assert decision.decisive is not None and decision.decisive.kind == "protection"
+    assert "do not retry with another tool" in decision.reason
+
+
+def test_read_and_write_are_protected_apart(machine: tuple[Sandbox, Engine, Path]) -> None:
+    _, engine, project = machine
+    assert engine.evaluate(bash("cat /srv/shared/report.txt", project)).action is Action.ALLOW
+    assert engine.evaluate(bash("echo x > /srv/shared/report.txt", project)).action is Action.DENY
+    assert engine.evaluate(bash("rm /srv/shared/report.txt", project)).action is Action.DENY
+    assert engine.evaluate(bash("cat ~/notes/todo.md", project)).action is Action.ALLOW
+    assert engine.evaluate(bash("sed -i s/a/b/ ~/notes/todo.md", project)).action is Action.ASK
+
+
+@pytest.mark.parametrize(
+    ("name", "tool_input", "expected"),
+    [
+        ("Read", {"file_path": "src/.env"}, Action.DENY),
+        ("read", {"path": "@src/.env"}, Action.DENY),  # W-PATH-1: @-mentions are paths
+        ("Read", {"file_path": "@~/.ssh/id_rsa"}, Action.DENY),
+        ("Write", {"file_path": "/srv/shared/x", "content": ""}, Action.DENY),
+        ("Read", {"file_path": "/srv/shared/x"}, Action.ALLOW),
+        ("Grep", {"pattern": "KEY", "path": "~/.aws"}, Action.DENY),
+        ("Grep", {"pattern": "KEY", "path": "~"}, Action.ALLOW),  # ripgrep skips hidden .aws and .ssh
+        ("Grep", {"pattern": "KEY", "path": "config"}, Action.DENY),
+        ("Grep", {"pattern": "KEY", "path": "docs"}, Action.ALLOW),
+        ("LS", {"path": "~/.ssh"}, Action.ALLOW),
+        ("mcp__fs__read", {"path": "src/.env"}, Action.DENY),
+    ],
+)
+def test_file_tools_are_protected(
+    machine: tuple[Sandbox, Engine, Path], name: str, tool_input: dict[str, str], expected: Action
+) -> None:
+    _, engine, project = machine
+    assert engine.evaluate(tool(name, project, **tool_input)).action is expected
+
+
+def test_a_symlink_into_a_protected_tree_is_protected(machine: tuple[Sandbox, Engine, Path]) -> None:
+    sandbox, engine, project = machine
+    os.symlink(sandbox.home / ".ssh", project / "docs" / "keys")
+    os.symlink(project / "src" / ".env", project / "docs" / "settings.txt")
+    assert judge(machine, "cat docs/keys/id_rsa") is Action.DENY
+    assert judge(machine, "cat docs/settings.txt") is Action.DENY
+    assert engine.evaluate(tool("Read", project, file_path="docs/settings.txt")).action is Action.DENY
+
+
+def test_a_walk_reaches_locations_below_it(sandbox: Sandbox) -> None:
+    config = sandbox.write(
+        "policy.jsonc",
+        """
+        {
+          "policies": {
+            "open": { "defaultAction": "allow" },
+            "kept": { "defaultAction": "allow", "rules": [ { "action": "deny", "tool": "write" } ] },
+          },
+          "locations": { "~": "open", "~/kept": "kept" },
+        }
+        """,
+    )
+    (sandbox.home / "kept").mkdir()
+    engine = sandbox.engine(config)
+    assert engine.evaluate(bash("rm -rf ~", sandbox.root)).action is Action.DENY
+    assert engine.evaluate(bash("rm -rf ~/other", sandbox.root)).action is Action.ALLOW
+
+
+def test_a_tree_too_large_to_search_is_a_doubt(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    from policy_engine import protect
+
+    monkeypatch.setattr(protect, "WALK_LIMIT", 5)
+    protect._walk_finds.cache_clear()
+    big = sandbox.project("big")
+    for number in range(10):
+        (big / f"f{number}.txt").write_text("x")
+    config = sandbox.write(
+        "policy.jsonc",
+        '{ "policies": { "p": { "defaultAction": "allow" } }, "defaultPolicy": "p", '
+        '"pathProtection": { "*.key": "deny" } }',
+    )
+    decision = sandbox.engine(config).evaluate(bash("grep -r x big", sandbox.root))
+    assert decision.action is Action.ASK
+    assert "too large to search" in decision.reason
+
+
+def test_the_explanation_says_the_tree_is_walked(machine: tuple[Sandbox, Engine, Path]) -> None:
+    sandbox, _, project = machine
+    result = sandbox.run("check", "--explain", "grep -r KEY ~", cwd=project)
+    assert result.returncode == 20, result.stderr
+    assert "(the whole tree)" in result.stdout
+    assert "holds paths protected by pathProtection" in result.stdout
+    assert "(something under it)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ('{ "reed": "deny" }', 'unknown key "reed"'),
+        ("{}", 'give "read", "write" or both'),
+        ('{ "read": "nope" }', 'unknown action "nope"'),
+        ('"bogus"', 'unknown action "bogus"'),
+    ],
+)
+def test_a_bad_protection_value_is_an_error(sandbox: Sandbox, value: str, message: str) -> None:
+    config = sandbox.write("policy.jsonc", f'{{\n  "pathProtection": {{\n    "~/.ssh/": {value}\n  }}\n}}\n')
+    with pytest.raises(ConfigError) as caught:
+        sandbox.engine(config)
+    (problem,) = caught.value.problems
+    assert problem.file == str(config) and problem.line == 3 and message in problem.message

@@ -1,0 +1,146 @@
+"""Self-protection: an agent cannot write the policy files, the trust store, the engine's state and
+cache, or the agent settings that load the hook, by any tool or command; it can read them; only the
+user (or the managed file) can turn it off."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import Sandbox, bash, tool
+
+from policy_engine import Action, ConfigError, Engine
+
+OPEN = '{ "policies": { "p": { "defaultAction": "allow" } }, "defaultPolicy": "p" %s }'
+
+
+def protected_files(sandbox: Sandbox, project: Path) -> dict[str, Path]:
+    """Every kind of file self-protection covers, for this sandbox."""
+    root, home = sandbox.root, sandbox.home
+    return {
+        "user policy": sandbox.user_config,
+        "project policy": project / ".policy-engine" / "policy.jsonc",
+        "pi-control user file": root / "pi-agent" / "extensions" / "pi-controls.jsonc",
+        "pi project settings": project / ".pi" / "extensions" / "pi-controls.jsonc",
+        "managed policy": sandbox.managed_config,
+        "trust store": root / "data" / "policy-engine" / "trust.json",
+        "state": home / ".local" / "state" / "policy-engine" / "state.db",
+        "cache": root / "cache" / "policy-engine" / "compiled-0.cache",
+        "claude project settings": project / ".claude" / "settings.json",
+        "claude local settings": project / ".claude" / "settings.local.json",
+        "claude user settings": home / ".claude" / "settings.json",
+        "gemini settings": project / ".gemini" / "settings.json",
+        "gemini user settings": home / ".gemini" / "settings.json",
+        "codex": home / ".codex" / "config.toml",
+        "cursor hooks": project / ".cursor" / "hooks.json",
+    }
+
+
+@pytest.fixture
+def setup(sandbox: Sandbox) -> tuple[Sandbox, Engine, Path, dict[str, Path]]:
+    sandbox.write(sandbox.user_config, OPEN % "")
+    project = sandbox.project("repo", '{ "policies": {} }')
+    engine = sandbox.engine(cwd=project)
+    return sandbox, engine, project, protected_files(sandbox, project)
+
+
+NAMES = [
+    "user policy",
+    "project policy",
+    "pi-control user file",
+    "pi project settings",
+    "managed policy",
+    "trust store",
+    "state",
+    "cache",
+    "claude project settings",
+    "claude local settings",
+    "claude user settings",
+    "gemini settings",
+    "gemini user settings",
+    "codex",
+    "cursor hooks",
+]
+
+WRITES = [
+    "sed -i s/deny/allow/ {}",
+    "echo '{{}}' > {}",
+    "cp /tmp/anything {}",
+    "rm {}",
+    "python3 -c \"open('{}', 'w').write('{{}}')\"",
+]
+
+
+@pytest.mark.parametrize("how", WRITES)
+@pytest.mark.parametrize("name", NAMES)
+def test_writes_through_bash_are_denied(
+    setup: tuple[Sandbox, Engine, Path, dict[str, Path]], name: str, how: str
+) -> None:
+    _, engine, project, files = setup
+    decision = engine.evaluate(bash(how.format(files[name]), project))
+    assert decision.action is Action.DENY, decision.reason
+    assert "self-protection" in decision.reason
+
+
+@pytest.mark.parametrize(
+    "name", ["user policy", "project policy", "claude project settings", "codex", "trust store"]
+)
+def test_file_tools_cannot_write_but_can_read(
+    setup: tuple[Sandbox, Engine, Path, dict[str, Path]], name: str
+) -> None:
+    _, engine, project, files = setup
+    path = str(files[name])
+    for writer in ("Write", "Edit", "write_file", "replace"):
+        assert engine.evaluate(tool(writer, project, file_path=path, content="{}")).action is Action.DENY
+    assert engine.evaluate(tool("Read", project, file_path=path)).action is Action.ALLOW
+    assert engine.evaluate(bash(f"cat {path}", project)).action is Action.ALLOW
+
+
+def test_relative_spellings_and_moves_are_denied(
+    setup: tuple[Sandbox, Engine, Path, dict[str, Path]],
+) -> None:
+    _, engine, project, _ = setup
+    (project / "sub").mkdir()
+    (project / ".claude").mkdir()
+    for command in (
+        "echo x > .policy-engine/policy.jsonc",
+        "echo x > ../repo/.claude/settings.json",
+        "mv .policy-engine /tmp/gone",
+        "rm -rf .",  # it holds the project's policy and agent settings
+        "chmod -R 777 .",
+    ):
+        assert (
+            engine.evaluate(bash(command, project / "sub" if ".." in command else project)).action
+            is Action.DENY
+        ), command
+
+
+def test_the_user_can_turn_it_off(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.user_config, OPEN % ', "selfProtection": false')
+    engine = sandbox.engine()
+    assert engine.evaluate(bash(f"echo x > {sandbox.user_config}", sandbox.root)).action is Action.ALLOW
+
+
+def test_a_project_file_cannot_turn_it_off(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.user_config, OPEN % "")
+    project = sandbox.project("repo", '{\n  "selfProtection": false\n}\n')
+    # Untrusted, it is rejected with its line; trusted, the same.
+    with pytest.raises(ConfigError) as caught:
+        sandbox.engine(cwd=project)
+    (problem,) = caught.value.problems
+    assert (problem.line, problem.key) == (2, "selfProtection")
+    assert "user policy" in (problem.hint or "")
+
+
+def test_the_managed_file_decides_over_the_user(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.user_config, OPEN % ', "selfProtection": false')
+    sandbox.write(sandbox.managed_config, '{ "selfProtection": true }')
+    engine = sandbox.engine()
+    assert engine.evaluate(bash(f"echo x > {sandbox.user_config}", sandbox.root)).action is Action.DENY
+
+
+def test_it_blocks_in_inform_mode_too(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.user_config, OPEN % ', "mode": "inform"')
+    engine = sandbox.engine()
+    decision = engine.evaluate(bash(f"echo x > {sandbox.user_config}", sandbox.root))
+    assert (engine.mode, decision.action) == ("inform", Action.DENY)
