@@ -12,7 +12,7 @@ from .locations import location_directory, resolve_location
 from .model import Action, Atom, Sense, Verdict
 from .paths import inside, normalize, spellings
 from .policy import CompiledRule, Layer, LocationEntry, Protection
-from .protect import UNDER, UNSEARCHED, protections_hit
+from .protect import UNDER, UNSEARCHED, Guard, guards, protections_hit
 from .rules import RuleBook, glob_matches, specificity, winning_order
 
 
@@ -29,13 +29,24 @@ class Context(NamedTuple):
 class LayerJudge:
     """One layer and the rule indexes of its policies, built as policies are first used."""
 
-    __slots__ = ("_approvals", "_books", "_directories", "_home", "layer", "protection")
+    __slots__ = (
+        "_approvals",
+        "_books",
+        "_directories",
+        "_guarded",
+        "_home",
+        "_location_directories",
+        "layer",
+        "protection",
+    )
 
     def __init__(self, layer: Layer, home: str, extra_protection: tuple[Protection, ...] = ()) -> None:
         self.layer = layer
         self.protection = layer.protection + extra_protection
         self._approvals = sorted(layer.approval_rules, key=winning_order)
         self._home = home
+        self._guarded: dict[tuple[str, str], tuple[Guard, ...]] = {}
+        self._location_directories: dict[str, list[str]] = {}
         self._books: dict[str, RuleBook] = {}
         self._directories: dict[tuple[int, str], tuple[str, ...]] = {}
 
@@ -89,9 +100,7 @@ class LayerJudge:
                 if (path, access.sense, access.tree) in checked:
                     continue
                 checked.add((path, access.sense, access.tree))
-                hits = protections_hit(
-                    self.protection, path, access.sense, access.tree, context.home, context.project_root
-                )
+                hits = protections_hit(self._guards(context), path, access.sense, access.tree)
                 verdicts += [_protected(hit, how, self.layer, atom, path, access.sense) for hit, how in hits]
         for access in atom.accesses:
             if access.tree is not None:
@@ -130,14 +139,22 @@ class LayerJudge:
             )
         return verdict
 
+    def _guards(self, context: Context) -> tuple[Guard, ...]:
+        """The layer's protections placed for the context's home and project root (memoized)."""
+        key = (context.home, context.project_root)
+        found = self._guarded.get(key)
+        if found is None:
+            found = self._guarded[key] = guards(self.protection, context.home, context.project_root)
+        return found
+
     def _locations_under(self, path: str, context: Context) -> list[str]:
         """The directories of this layer's locations that lie strictly below ``path``."""
-        found = []
-        for entry in self.layer.locations:
-            directory = location_directory(entry, context.cwd, context.home)
-            if directory != path and inside(directory, path):
-                found.append(directory)
-        return found
+        directories = self._location_directories.get(context.cwd)
+        if directories is None:
+            directories = self._location_directories[context.cwd] = [
+                location_directory(entry, context.cwd, context.home) for entry in self.layer.locations
+            ]
+        return [directory for directory in directories if directory != path and inside(directory, path)]
 
     def _locate(self, target: str, context: Context) -> tuple[str, str] | None:
         """(policy name, location key or "defaultPolicy") for ``target``; None when nothing covers it."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .paths import inside
 
@@ -42,68 +42,82 @@ def _regex(source: str) -> re.Pattern[str]:
     return re.compile(source)
 
 
-def _base(anchor: str, home: str, project_root: str) -> str:
-    """The directory a pattern with ``anchor`` is written against."""
-    return home if anchor == "home" else project_root if anchor == "project" else "/"
+class Guard(NamedTuple):
+    """A protection placed on this machine: the directory its pattern is written against and, for a
+    pattern with a leading literal path, that path (``/home/me/.ssh`` for ``~/.ssh/*``)."""
+
+    entry: Protection
+    base: str
+    place: str
 
 
-def _relative(anchor: str, path: str, home: str, project_root: str) -> str | None:
-    """``path`` relative to the directory a pattern with ``anchor`` is written against, if inside it."""
-    base = _base(anchor, home, project_root)
+def guards(protection: tuple[Protection, ...], home: str, project_root: str) -> tuple[Guard, ...]:
+    """The protections placed for a home directory and project root (built once per root)."""
+    placed = []
+    for entry in protection:
+        base = home if entry.anchor == "home" else project_root if entry.anchor == "project" else "/"
+        placed.append(Guard(entry, base, _place(base, entry.fixed)))
+    return tuple(placed)
+
+
+def _place(directory: str, relative: str) -> str:
+    """``relative`` under ``directory`` (os.path.join, without its cost on the hot path)."""
+    if not relative:
+        return directory
+    return directory + relative if directory.endswith("/") else f"{directory}/{relative}"
+
+
+def _matches(guard: Guard, path: str) -> bool:
+    entry = guard.entry
+    if entry.anchor == "anywhere":
+        if entry.fixed and f"/{entry.fixed}" not in path:  # cheap: the name must be in the path
+            return False
+    elif entry.exact:  # one place and everything under it: no regex needed
+        return inside(path, guard.place)
+    base = guard.base
     if path == base:
-        return ""
-    if not inside(path, base):
-        return None
-    return path[len(base.rstrip("/")) + 1 :]
-
-
-def _matches(entry: Protection, path: str, home: str, project_root: str) -> bool:
-    relative = _relative(entry.anchor, path, home, project_root)
-    if relative is None:
+        relative = ""
+    elif inside(path, base):
+        relative = path[len(base.rstrip("/")) + 1 :]
+    else:
         return False
     regex = _regex(entry.regex)
     return regex.match(relative) is not None or regex.match(relative + "/") is not None
 
 
 def protections_hit(
-    protection: tuple[Protection, ...],
-    path: str,
-    sense: str,
-    tree: str | None,
-    home: str,
-    project_root: str,
+    placed: tuple[Guard, ...], path: str, sense: str, tree: str | None
 ) -> list[tuple[Protection, str]]:
     """The patterns that protect ``path`` (one spelling of it) against an access of ``sense``, each
     with how: ``PATH`` itself, or ``UNDER``/``UNSEARCHED`` for a directory that ``tree`` walks."""
+    if tree is not None and not os.path.isdir(path):
+        tree = None  # nothing is under a file, or under a directory that is not there
     hits = []
-    for entry in protection:
-        if sense not in entry.senses:
+    for guard in placed:
+        if sense not in guard.entry.senses:
             continue
-        if _matches(entry, path, home, project_root):
-            hits.append((entry, PATH))
+        if _matches(guard, path):
+            hits.append((guard.entry, PATH))
         elif tree is not None:
-            held = _tree_holds(entry, path, tree == "all", sense in _SEARCHED, home, project_root)
+            held = _tree_holds(guard, path, tree == "all", sense in _SEARCHED)
             if held is not False:
-                hits.append((entry, UNDER if held else UNSEARCHED))
+                hits.append((guard.entry, UNDER if held else UNSEARCHED))
     return hits
 
 
-def _tree_holds(
-    entry: Protection, directory: str, hidden: bool, search: bool, home: str, project_root: str
-) -> bool | None:
-    """Whether walking ``directory`` touches a path ``entry`` protects (None: too large to tell);
+def _tree_holds(guard: Guard, directory: str, hidden: bool, search: bool) -> bool | None:
+    """Whether walking ``directory`` touches a path ``guard`` protects (None: too large to tell);
     without ``search``, only a protected place that lies inside it counts."""
+    entry, place = guard.entry, guard.place
     if entry.anchor == "anywhere" and entry.fixed:  # a name that may sit in any directory (.claude)
-        return os.path.lexists(os.path.join(directory, entry.fixed))
-    base = _base(entry.anchor, home, project_root)
-    fixed = os.path.join(base, entry.fixed) if entry.fixed else base
-    if fixed != directory and inside(fixed, directory):  # the protected place lies inside the tree
-        return (hidden or not _hidden_below(fixed, directory)) and os.path.lexists(fixed)
-    if not search or entry.exact or not inside(directory, fixed) or not os.path.isdir(directory):
+        return os.path.lexists(_place(directory, entry.fixed))
+    if place != directory and inside(place, directory):  # the protected place lies inside the tree
+        return (hidden or not _hidden_below(place, directory)) and os.path.lexists(place)
+    if not search or entry.exact or not inside(directory, place):
         return False  # the tree is beside the protected place, or the pattern names one path only
     if not hidden and entry.pattern.rsplit("/", 1)[-1].startswith("."):
         return False  # only hidden names match, and the walk skips them
-    return _walk_finds(entry, directory, hidden, home, project_root)
+    return _walk_finds(guard, directory, hidden)
 
 
 def _hidden_below(path: str, directory: str) -> bool:
@@ -112,7 +126,7 @@ def _hidden_below(path: str, directory: str) -> bool:
 
 
 @lru_cache(maxsize=256)
-def _walk_finds(entry: Protection, directory: str, hidden: bool, home: str, project_root: str) -> bool | None:
+def _walk_finds(guard: Guard, directory: str, hidden: bool) -> bool | None:
     """Whether some entry under ``directory`` matches; None when the walk hits its limit first."""
     seen = 0
     pending = [directory]
@@ -126,7 +140,7 @@ def _walk_finds(entry: Protection, directory: str, hidden: bool, home: str, proj
                         return None
                     if not hidden and item.name.startswith("."):
                         continue
-                    if _matches(entry, item.path, home, project_root):
+                    if _matches(guard, item.path):
                         return True
                     if item.is_dir(follow_symlinks=False):
                         pending.append(item.path)
