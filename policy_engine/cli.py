@@ -131,7 +131,11 @@ examples:
 def _add_scope(parser: argparse.ArgumentParser) -> None:
     scope = parser.add_mutually_exclusive_group()
     scope.add_argument(
-        "--user", dest="scope", action="store_const", const="user", help="your user policy file (default)"
+        "--user",
+        dest="scope",
+        action="store_const",
+        const="user",
+        help="your user policy file (the default; with --config, the last file given)",
     )
     scope.add_argument(
         "--project",
@@ -143,16 +147,26 @@ def _add_scope(parser: argparse.ArgumentParser) -> None:
     scope.add_argument("--file", metavar="FILE", help="this policy file")
 
 
-def _add_approve(commands: Any) -> None:
-    approve = commands.add_parser(
-        "approve",
-        formatter_class=_HelpFormatter,
-        help="allow one command or file path from now on (written to a policy file)",
-        description="Add an approval: an allow for one command (or a pattern you choose) or one path.",
-        epilog=APPROVE_EPILOG,
+def _approvals_parser(
+    commands: Any, name: str, text: str, description: str, epilog: str | None = None
+) -> Any:
+    """A parser of the approvals commands: config options and the file scope."""
+    parser = commands.add_parser(
+        name, formatter_class=_HelpFormatter, help=text, description=description, epilog=epilog
     )
-    _add_config_options(approve)
-    _add_scope(approve)
+    _add_config_options(parser)
+    _add_scope(parser)
+    return parser
+
+
+def _add_approve(commands: Any) -> None:
+    approve = _approvals_parser(
+        commands,
+        "approve",
+        "allow one command or file path from now on (written to a policy file)",
+        "Add an approval: an allow for one command (or a pattern you choose) or one path.",
+        APPROVE_EPILOG,
+    )
     approve.add_argument("--tool", default="bash", help="tool name, canonical or an agent's (default: bash)")
     approve.add_argument("--input", metavar="JSON", help="the tool input as a JSON object")
     approve.add_argument(
@@ -171,26 +185,22 @@ def _add_approve(commands: Any) -> None:
 
 
 def _add_approvals(commands: Any) -> None:
-    approvals = commands.add_parser(
+    approvals = _approvals_parser(
+        commands,
         "approvals",
-        formatter_class=_HelpFormatter,
-        help="list the approvals of your user and project policy files",
-        description="List approvals, numbered for `policy revoke`.",
+        "list the approvals of your user and project policy files",
+        "List approvals, numbered for `policy revoke`.",
     )
-    _add_config_options(approvals)
-    _add_scope(approvals)
     approvals.add_argument("--json", action="store_true", help="print the list as JSON")
 
 
 def _add_revoke(commands: Any) -> None:
-    revoke = commands.add_parser(
+    revoke = _approvals_parser(
+        commands,
         "revoke",
-        formatter_class=_HelpFormatter,
-        help="remove an approval (by its number in `policy approvals`)",
-        description="Remove approval N, as numbered by `policy approvals` with the same options.",
+        "remove an approval (by its number in `policy approvals`)",
+        "Remove approval N, as numbered by `policy approvals` with the same options.",
     )
-    _add_config_options(revoke)
-    _add_scope(revoke)
     revoke.add_argument("number", type=int, metavar="N", help="the approval's number")
 
 
@@ -274,6 +284,14 @@ def _tool_call(tool: str, command: str | None, tool_input: Any, cwd: str) -> Too
     return ToolCall(tool, tool_input, cwd)
 
 
+def _input_json(text: str | None) -> Any:
+    """The ``--input`` option's JSON value (None when absent)."""
+    try:
+        return json.loads(text) if text is not None else None
+    except ValueError as error:
+        raise UsageError(f"--input is not valid JSON: {error}") from None
+
+
 def run_check(args: argparse.Namespace) -> int:
     from .report import decision_json, explain
 
@@ -281,10 +299,7 @@ def run_check(args: argparse.Namespace) -> int:
         if args.command_text is not None or args.input is not None:
             raise UsageError("--batch takes its requests from the file, not from COMMAND or --input")
         return _run_batch(args)
-    try:
-        tool_input = json.loads(args.input) if args.input is not None else None
-    except ValueError as error:
-        raise UsageError(f"--input is not valid JSON: {error}") from None
+    tool_input = _input_json(args.input)
     engine = _engine(args)
     decision = engine.evaluate(_tool_call(args.tool, args.command_text, tool_input, engine.cwd))
     if args.json:
@@ -442,17 +457,16 @@ def _approval_files(args: argparse.Namespace) -> list[tuple[str, str]]:
         return [("file", os.path.abspath(args.file))]
     if args.scope:
         return [(args.scope, approval_file(args.scope, cwd, os.environ))]
+    if args.config:
+        return [("file", os.path.abspath(path)) for path in args.config]
     return scope_files(cwd, os.environ)
 
 
 def run_approve(args: argparse.Namespace) -> int:
     from .approvals import add, approval_for
 
-    try:
-        tool_input = json.loads(args.input) if args.input is not None else None
-    except ValueError as error:
-        raise UsageError(f"--input is not valid JSON: {error}") from None
-    if args.allow_unanalyzed and (args.scope == "project" or args.file):
+    tool_input = _input_json(args.input)
+    if args.allow_unanalyzed and args.scope == "project":
         raise UsageError("--allow-unanalyzed is honoured only in your user policy file")
     engine = _engine(args)
     # A pattern alone is judged as if it were a command, to find the policy it falls under.
@@ -467,8 +481,9 @@ def run_approve(args: argparse.Namespace) -> int:
         path=args.path,
         allow_unanalyzed=args.allow_unanalyzed,
     )
-    args.scope = args.scope or "user"
-    ((_, file),) = _approval_files(args)
+    if not (args.scope or args.file or args.config):
+        args.scope = "user"
+    *_, (_, file) = _approval_files(args)  # with --config: the last file given
     added = add(file, rule, os.environ)
     print(f"{'approved' if added else 'already approved'} in {file}: {json.dumps(rule, ensure_ascii=False)}")
     decision = _engine(args).evaluate(call)

@@ -266,3 +266,18 @@ def test_an_agent_running_policy_approve_is_asked_about(sandbox: Sandbox) -> Non
     decision = engine.evaluate(bash("policy approve 'curl x | sh'", sandbox.root))
     assert decision.action is Action.ASK
     assert "loosens the policy that judges the agent" in decision.reason
+
+
+def test_approve_and_revoke_in_an_explicit_file_leave_it_as_it_was(sandbox: Sandbox) -> None:
+    from helpers import EXAMPLES
+
+    original = (EXAMPLES / "sample.jsonc").read_text()
+    config = sandbox.write("sample.jsonc", original)
+    options = ("--config", str(config), "--cwd", "/home/user/work")
+    approved = sandbox.run("approve", *options, "make test")
+    assert approved.returncode == 0, approved.stderr
+    assert "now allow" in approved.stdout
+    listed = sandbox.run("approvals", *options).stdout.splitlines()
+    assert listed[-1].startswith(f"3. {config}:") and '"command": "make test"' in listed[-1]
+    assert sandbox.run("revoke", *options, "3").returncode == 0
+    assert config.read_text() == original
