@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ApprovalError, ConfigError
 from .model import Action, ToolCall
+from .sessions import DEFAULT_TTL
 from .tools import canonical_tool
 from .version import __version__
 
@@ -18,19 +19,22 @@ if TYPE_CHECKING:
 
     from .engine import Engine
 
+LOG_FILE = "decisions.jsonl"
 EXIT_USAGE = 2
 EXIT_CONFIG = 3
 EXIT_FOR_ACTION = {Action.ALLOW: 0, Action.NUDGE: 0, Action.LOG: 0, Action.ASK: 10, Action.DENY: 20}
 
 CHECK_EPILOG = """\
 exit status: 0 allow, nudge or log; 10 ask; 20 deny; 2 usage error; 3 configuration error.
-With --batch, each input line is a JSON request {"tool", "command" or "input", "cwd"} and each
-output line the JSON result; the exit status is 0, or 2 if a line could not be read.
+With --batch, each input line is a JSON request {"tool", "command" or "input", "cwd"} (with
+--session, also "session", "tool_call_id", "agent") and each output line the JSON result; the exit
+status is 0, or 2 if a line could not be read.
 
 examples:
   policy check "rm -rf build"
   policy check --tool write --input '{"file_path": "/etc/hosts"}'
   policy check --config examples/sample.jsonc --cwd /home/user/work --json "git push --force"
+  policy check --session s1 --tool-call-id t7 "rm -rf build"   # counted, logged
 """
 
 
@@ -89,6 +93,14 @@ def _add_check(commands: Any) -> None:
         help="enforce (default) applies decisions; inform and ignore report them, and only "
         "pathProtection and managed denies block (default: POLICY_ENGINE_MODE, then the config's mode)",
     )
+    check.add_argument(
+        "--session",
+        metavar="ID",
+        help="judge the call as one of this agent session's: its session allows and circuit breakers "
+        "apply (kept in the state store), and the decision is logged. Without it, a dry run records nothing",
+    )
+    check.add_argument("--tool-call-id", metavar="ID", help="the agent's id of the tool call (logged)")
+    check.add_argument("--agent", metavar="NAME", help="the agent that made the call (logged)")
     check.add_argument("command_text", nargs="?", metavar="COMMAND", help="the bash command to judge")
 
 
@@ -177,6 +189,19 @@ def _add_approve(commands: Any) -> None:
         "--policy", metavar="NAME", help="the policy it applies to (default: the one judging it)"
     )
     approve.add_argument(
+        "--session",
+        metavar="ID",
+        help="allow the exact command (or call) for this agent session only, in the state store, "
+        "instead of writing an approval",
+    )
+    approve.add_argument(
+        "--ttl",
+        type=float,
+        default=DEFAULT_TTL,
+        metavar="SECONDS",
+        help="with --session: how long (default 12 h)",
+    )
+    approve.add_argument(
         "--allow-unanalyzed",
         action="store_true",
         help="also waive what the analysis cannot prove (honoured in your user file only)",
@@ -204,6 +229,60 @@ def _add_revoke(commands: Any) -> None:
     revoke.add_argument("number", type=int, metavar="N", help="the approval's number")
 
 
+LOG_EPILOG = """\
+The log is $XDG_STATE_HOME/policy-engine/decisions.jsonl (POLICY_ENGINE_STATE_DIR overrides; rotated
+files decisions.jsonl.1 ... are read too). Decisions are logged for calls made in an agent session
+(the hook, or `policy check --session`); `"log": false` or POLICY_ENGINE_LOG=0 turns it off.
+
+examples:
+  policy log tail --action deny -n 50
+  policy log stats --since 7d
+  policy log suggest > suggestions.jsonc
+"""
+
+
+def _add_log(commands: Any) -> None:
+    log = commands.add_parser(
+        "log",
+        formatter_class=_HelpFormatter,
+        help="read the decision log: recent decisions, statistics, suggested rules",
+        description="Read the decision log.",
+        epilog=LOG_EPILOG,
+    )
+    views = log.add_subparsers(dest="view", metavar="VIEW", required=True)
+    tail = views.add_parser("tail", formatter_class=_HelpFormatter, help="recent decisions, newest last")
+    tail.add_argument("--action", choices=("allow", "nudge", "log", "ask", "deny"), help="only this action")
+    tail.add_argument("--session", metavar="ID", help="only this agent session")
+    tail.add_argument("--tool", metavar="NAME", help="only this tool (canonical name)")
+    tail.add_argument("-n", "--lines", type=int, default=20, metavar="N", help="how many (default 20)")
+    stats = views.add_parser("stats", formatter_class=_HelpFormatter, help="counts per action, rule and tool")
+    stats.add_argument("--since", metavar="AGE", help="only decisions younger than AGE: 30m, 24h, 7d")
+    suggest = views.add_parser(
+        "suggest",
+        formatter_class=_HelpFormatter,
+        help="allow rules for asks that always ran, and rules that never decided",
+        description="Print JSONC to paste: an allow rule for each command that was asked about at least "
+        "--min-asks times, ran every time and was never denied; and the rules of the current "
+        "configuration that never decided anything (candidates for removal).",
+    )
+    _add_config_options(suggest)
+    suggest.add_argument(
+        "--min-asks", type=int, default=2, metavar="N", help="asked at least N times (default 2)"
+    )
+    outcome = views.add_parser(
+        "outcome", formatter_class=_HelpFormatter, help="record whether a judged tool call ran"
+    )
+    outcome.add_argument("--session", metavar="ID", required=True, help="the agent session")
+    outcome.add_argument("--tool-call-id", metavar="ID", required=True, help="the tool call's id")
+    outcome.add_argument("--tool", default="bash", help="the tool (default: bash)")
+    ran = outcome.add_mutually_exclusive_group(required=True)
+    ran.add_argument("--ran", dest="ran", action="store_true", help="the tool ran")
+    ran.add_argument("--blocked", dest="ran", action="store_false", help="it did not run")
+    for view in (tail, stats, suggest):
+        view.add_argument("--json", action="store_true", help="print JSON")
+        view.add_argument("--file", metavar="FILE", help="the log file (default: the state directory's)")
+
+
 _COMMANDS: dict[str, Any] = {
     "check": _add_check,
     "config": _add_config,
@@ -216,6 +295,7 @@ _COMMANDS: dict[str, Any] = {
     "approve": _add_approve,
     "approvals": _add_approvals,
     "revoke": _add_revoke,
+    "log": _add_log,
 }
 _ALIASES = {"status": "config"}
 
@@ -249,6 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "approve": run_approve,
         "approvals": run_approvals,
         "revoke": run_revoke,
+        "log": run_log,
     }
     try:
         return handlers[args.command](args)
@@ -265,10 +346,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG
 
 
-def _engine(args: argparse.Namespace) -> Engine:
+def _engine(args: argparse.Namespace, *, recording: bool = False, logged: bool = True) -> Engine:
+    """The engine for a command; ``recording``: with the state store (and, if ``logged``, the
+    decision log) on disk."""
     from .engine import Engine
 
-    return Engine(args.config, cwd=args.cwd, mode=getattr(args, "mode", None))
+    if not recording:
+        return Engine(args.config, cwd=args.cwd, mode=getattr(args, "mode", None))
+    from .config.discover import state_directory
+    from .state import state_path
+    from .statedb import SqliteState
+
+    directory = state_directory(os.environ)
+    return Engine(
+        args.config,
+        cwd=args.cwd,
+        mode=getattr(args, "mode", None),
+        state=SqliteState(state_path(directory)),
+        log=os.path.join(directory, LOG_FILE) if logged else None,
+    )
 
 
 def _tool_call(tool: str, command: str | None, tool_input: Any, cwd: str) -> ToolCall:
@@ -282,6 +378,21 @@ def _tool_call(tool: str, command: str | None, tool_input: Any, cwd: str) -> Too
     if tool in ("bash", "Bash", "run_shell_command") and not isinstance(tool_input.get("command"), str):
         raise UsageError("a bash check needs a COMMAND (or an input with a command)")
     return ToolCall(tool, tool_input, cwd)
+
+
+def _in_session(call: ToolCall, args: argparse.Namespace, request: dict[str, Any]) -> ToolCall:
+    """The call with the session, tool-call id and agent of ``--session`` and its siblings (a batch
+    request's own "session", "tool_call_id" and "agent" win); none without ``--session``."""
+    if args.session is None:
+        return call
+    fields = {
+        "session_id": request.get("session", args.session),
+        "tool_call_id": request.get("tool_call_id", args.tool_call_id),
+        "agent": request.get("agent", args.agent),
+    }
+    if not all(value is None or isinstance(value, str) for value in fields.values()):
+        raise UsageError("session, tool_call_id and agent must be strings")
+    return call._replace(**fields)
 
 
 def _input_json(text: str | None) -> Any:
@@ -300,8 +411,9 @@ def run_check(args: argparse.Namespace) -> int:
             raise UsageError("--batch takes its requests from the file, not from COMMAND or --input")
         return _run_batch(args)
     tool_input = _input_json(args.input)
-    engine = _engine(args)
-    decision = engine.evaluate(_tool_call(args.tool, args.command_text, tool_input, engine.cwd))
+    engine = _engine(args, recording=args.session is not None)
+    call = _tool_call(args.tool, args.command_text, tool_input, engine.cwd)
+    decision = engine.evaluate(_in_session(call, args, {}))
     if args.json:
         print(json.dumps(decision_json(decision), indent=2, ensure_ascii=False))
     else:
@@ -316,7 +428,7 @@ def run_check(args: argparse.Namespace) -> int:
 def _run_batch(args: argparse.Namespace) -> int:
     from .report import decision_json
 
-    engine = _engine(args)
+    engine = _engine(args, recording=args.session is not None)
     status = 0
     stream = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")  # noqa: SIM115
     with stream:
@@ -333,7 +445,7 @@ def _run_batch(args: argparse.Namespace) -> int:
                 call = _tool_call(
                     str(request.get("tool", "bash")), request.get("command"), request.get("input"), cwd
                 )
-                result = decision_json(engine.evaluate(call))
+                result = decision_json(engine.evaluate(_in_session(call, args, request)))
             except (ValueError, UsageError) as error:
                 result, status = {"error": f"line {number}: {error}"}, EXIT_USAGE
             print(json.dumps(result, ensure_ascii=False), flush=False)
@@ -468,6 +580,8 @@ def run_approve(args: argparse.Namespace) -> int:
     tool_input = _input_json(args.input)
     if args.allow_unanalyzed and args.scope == "project":
         raise UsageError("--allow-unanalyzed is honoured only in your user policy file")
+    if args.session is not None:
+        return _allow_for_session(args, tool_input)
     engine = _engine(args)
     # A pattern alone is judged as if it were a command, to find the policy it falls under.
     command = args.command_text if args.command_text is not None else args.pattern
@@ -488,6 +602,22 @@ def run_approve(args: argparse.Namespace) -> int:
     print(f"{'approved' if added else 'already approved'} in {file}: {json.dumps(rule, ensure_ascii=False)}")
     decision = _engine(args).evaluate(call)
     print(f"now {decision.action}: {decision.reason}")
+    return 0
+
+
+def _allow_for_session(args: argparse.Namespace, tool_input: Any) -> int:
+    """``policy approve --session ID``: the call's asking atoms allowed in that session's state."""
+    if args.pattern or args.path or args.allow_unanalyzed:
+        raise UsageError(
+            "--session allows one exact call: --pattern, --path and --allow-unanalyzed do not apply"
+        )
+    engine = _engine(args, recording=True, logged=False)
+    call = _tool_call(args.tool, args.command_text, tool_input, engine.cwd)._replace(session_id=args.session)
+    count = engine.allow_for_session(engine.evaluate(call), ttl=args.ttl)
+    if count == 0:
+        raise UsageError("nothing in this call asks for approval (a deny cannot be allowed for a session)")
+    print(f"allowed for session {args.session} for {args.ttl:g}s: {count} command(s)")
+    print(f"now {engine.evaluate(call).action}")
     return 0
 
 
@@ -517,4 +647,64 @@ def run_revoke(args: argparse.Namespace) -> int:
     item = listed[args.number - 1]
     rule = remove(item.file, item.position, os.environ)
     print(f"revoked in {item.file}: {json.dumps(rule, ensure_ascii=False)}")
+    return 0
+
+
+def _log_file(args: argparse.Namespace) -> str:
+    from .config.discover import state_directory
+
+    return getattr(args, "file", None) or os.path.join(state_directory(os.environ), LOG_FILE)
+
+
+def _age(text: str) -> float:
+    """Seconds in ``30m``, ``24h``, ``7d`` or a plain number of seconds."""
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    try:
+        if text and text[-1] in units:
+            return float(text[:-1]) * units[text[-1]]
+        return float(text)
+    except ValueError:
+        raise UsageError(f"--since {text!r}: use a number with s, m, h or d (30m, 24h, 7d)") from None
+
+
+def run_log(args: argparse.Namespace) -> int:
+    import time
+
+    from . import audit, logbook
+
+    if args.view == "outcome":
+        call = ToolCall(canonical_tool(args.tool), {}, os.getcwd(), args.session, args.tool_call_id)
+        from .report import outcome_record
+
+        problem = audit.append(_log_file(args), outcome_record(call, args.ran))
+        if problem is not None:
+            raise UsageError(problem)
+        return 0
+    records = audit.read(_log_file(args))
+    if args.view == "tail":
+        found = logbook.tail(
+            records, action=args.action, session=args.session, tool=args.tool, limit=args.lines
+        )
+        print(json.dumps(found, indent=2, ensure_ascii=False) if args.json else logbook.render_tail(found))
+        return 0
+    if args.view == "stats":
+        since = time.time() - _age(args.since) if args.since else None
+        counted = logbook.stats(records, since=since)
+        print(
+            json.dumps(counted, indent=2, ensure_ascii=False) if args.json else logbook.render_stats(counted)
+        )
+        return 0
+    engine = _engine(args)
+    rules = [
+        (name, rule.label(), str(rule.origin))
+        for layer in engine.policy_set.layers
+        if not layer.restrict_only
+        for name, policy in layer.policies.items()
+        for rule in policy.rules
+        if rule.preset is None  # a preset's hundreds of patterns are one choice, not rules to prune
+    ]
+    result = logbook.suggest(records, rules, min_asks=args.min_asks)
+    print(
+        json.dumps(result, indent=2, ensure_ascii=False) if args.json else logbook.render_suggestions(result)
+    )
     return 0

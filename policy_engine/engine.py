@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import sys
+from time import perf_counter
 from typing import TYPE_CHECKING
 
 from .analyze import atoms_of
+from .breakers import Tripped, escalated
 from .config.cache import cache_directory
 from .config.discover import discover, home_directory
 from .config.load import cache_enabled, load
@@ -15,7 +18,8 @@ from .model import MODES, Action, Atom, Decision, ToolCall, Verdict
 from .paths import normalize, spellings
 from .reasons import reason, unenforced
 from .selfprotect import self_protections
-from .sessions import DEFAULT_TTL, MemorySessionStore, SessionStore, atom_key, now
+from .sessions import DEFAULT_TTL, atom_key, now
+from .state import MemoryState, StateError
 from .tools import canonical_tool
 
 if TYPE_CHECKING:
@@ -24,6 +28,7 @@ if TYPE_CHECKING:
     from .config.discover import Discovery
     from .policy import InterpreterSettings, PolicySet
     from .shell.analysis import Analyzer
+    from .state import StateStore
 
 
 def analysis_settings(policy_set: PolicySet) -> InterpreterSettings | None:
@@ -55,6 +60,17 @@ def resolve_mode(explicit: str | None, env: Mapping[str, str], policy_set: Polic
         if layer.mode is not None:
             return layer.mode
     return "enforce"
+
+
+def logging_enabled(env: Mapping[str, str], policy_set: PolicySet) -> bool:
+    """The decision log is on unless ``POLICY_ENGINE_LOG=0`` or the managed, else the user's, file
+    says ``"log": false``."""
+    if env.get("POLICY_ENGINE_LOG", "1") in ("0", "false", "no", "off"):
+        return False
+    for layer in sorted(policy_set.layers, key=lambda layer: layer.name != "managed"):
+        if layer.log is not None:
+            return layer.log
+    return True
 
 
 def self_protected(policy_set: PolicySet) -> bool:
@@ -94,7 +110,8 @@ class Engine:
         env: Mapping[str, str] | None = None,
         use_cache: bool | None = None,
         mode: str | None = None,
-        sessions: SessionStore | None = None,
+        state: StateStore | None = None,
+        log: str | None = None,
     ) -> None:
         env = os.environ if env is None else env
         explicit = [config] if isinstance(config, str | os.PathLike) else list(config or [])
@@ -112,7 +129,10 @@ class Engine:
         self._spelled: dict[str, tuple[str, ...]] = {}
         self._cache_directory = cache_directory(env)
         self._analyzer: Analyzer | None = None
-        self.sessions: SessionStore = MemorySessionStore() if sessions is None else sessions
+        self.state: StateStore = MemoryState() if state is None else state
+        self._layers = {layer.name: layer for layer in self.policy_set.layers}
+        self.log_path = log if log is not None and logging_enabled(env, self.policy_set) else None
+        self._log_failed = False
 
     def _shell(self, line: str, cwd: str) -> tuple[Atom, ...]:
         """The atoms of a bash line (the shell analysis is loaded on the first bash call)."""
@@ -137,6 +157,7 @@ class Engine:
 
     def evaluate(self, call: ToolCall) -> Decision:
         """The decision for one tool call (a relative ``call.cwd`` is taken from the engine's cwd)."""
+        started = perf_counter()
         if not isinstance(call.tool, str) or not isinstance(call.cwd, str):
             raise TypeError("ToolCall.tool and ToolCall.cwd must be strings")
         tool = canonical_tool(call.tool)
@@ -144,16 +165,17 @@ class Engine:
         call = call._replace(tool=tool, cwd=cwd)
         context = Context(cwd, self.home, self.policy_set.project_root or cwd, self._spell)
         verdicts: list[Verdict] = []
+        troubles: list[str] = []  # what went wrong with the state store, for the reason
         for atom in atoms_of(call, self.home, self._shell):
             found = [verdict for judge in self._judges for verdict in judge.judge(atom, context)]
-            if call.session_id and self.sessions.allowed(call.session_id, atom_key(atom, cwd), now()):
+            if call.session_id and self._session_allows(call.session_id, atom_key(atom, cwd), troubles):
                 found = [_session_allowed(verdict, call.session_id) for verdict in found]
             verdicts += found
         decisive = combine(verdicts)
         action = decisive.action if decisive is not None else Action.ALLOW
         message = decisive.message if decisive is not None and action is Action.NUDGE else None
         text = reason(action, decisive, call, verdicts)
-        judged = None
+        judged = breaker = None
         if self.mode != "enforce":  # only pathProtection and managed denies still block
             judged, decisive = action, combine([v for v in verdicts if _blocks_in_every_mode(v)])
             action = decisive.action if decisive is not None else Action.ALLOW
@@ -162,7 +184,14 @@ class Engine:
                 text = unenforced(self.mode, judged, text)
             else:
                 text = reason(action, decisive, call, verdicts)
-        return Decision(
+        elif call.session_id and decisive is not None and action in (Action.DENY, Action.NUDGE):
+            tripped = self._breaker(decisive, action, call.session_id, troubles)
+            if tripped is not None:
+                judged, action, breaker, message = action, tripped.action, tripped.breaker, None
+                text = f"{reason(action, decisive, call, verdicts, judged=judged)} {tripped.note}"
+        if troubles:
+            text += f" ({'; '.join(dict.fromkeys(troubles))})"
+        decision = Decision(
             action,
             text,
             message,
@@ -172,7 +201,47 @@ class Engine:
             tuple(layer.name for layer in self.policy_set.layers),
             self.mode,
             judged,
+            breaker,
         )
+        if self.log_path is not None and self.mode != "ignore":
+            self._log(decision, round((perf_counter() - started) * 1e6))
+        return decision
+
+    def _session_allows(self, session_id: str, key: str, troubles: list[str]) -> bool:
+        try:
+            return self.state.allowed(session_id, key, now())
+        except StateError as error:
+            troubles.append(f"{error}; session allows are not applied")
+            return False
+
+    def _breaker(
+        self, decisive: Verdict, action: Action, session_id: str, troubles: list[str]
+    ) -> Tripped | None:
+        try:
+            return escalated(decisive, action, self._layers[decisive.layer], session_id, self.state, now())
+        except StateError as error:
+            troubles.append(f"{error}; judged without circuit breakers")
+            return None
+
+    def _log(self, decision: Decision, microseconds: int) -> None:
+        """Append the decision to the decision log; a failure is reported once on stderr, never raised."""
+        from .audit import append
+        from .report import log_record
+
+        record = log_record(decision, microseconds, self.policy_set.digest)
+        problem = append(self.log_path, record)  # type: ignore[arg-type]
+        if problem is not None and not self._log_failed:
+            self._log_failed = True
+            print(f"policy-engine: {problem}", file=sys.stderr)
+
+    def record_outcome(self, call: ToolCall, ran: bool) -> None:
+        """Record whether a judged tool call ran (an agent's post-tool-use report), for ``policy log``."""
+        if self.log_path is None:
+            return
+        from .audit import append
+        from .report import outcome_record
+
+        append(self.log_path, outcome_record(call, ran))
 
     def allow_for_session(self, decision: Decision, ttl: float = DEFAULT_TTL) -> int:
         """Remember "allow for this session" for the atoms of ``decision`` that asked (and that no
@@ -188,5 +257,5 @@ class Engine:
                 asked.setdefault(verdict.atom, True)
         expires = now() + ttl
         for atom in (atom for atom, ask in asked.items() if ask):
-            self.sessions.allow(session_id, atom_key(atom, decision.call.cwd), expires)
+            self.state.allow(session_id, atom_key(atom, decision.call.cwd), expires)
         return sum(asked.values())

@@ -142,7 +142,8 @@ class Decision(NamedTuple):
     ``reason`` is the text the model sees, ``message`` the nudge (or rule) message if any,
     ``decisive`` the verdict that set the action (None when nothing restricted the call) and
     ``verdicts`` every verdict that was considered, across layers, atoms and targets. Outside the
-    ``enforce`` mode, ``judged`` is what the policy decided and ``action`` what applies.
+    ``enforce`` mode, or when a circuit breaker (``breaker``: ``agentTimeout``, ``nudgeTimeout``)
+    changed it, ``judged`` is what the policy decided and ``action`` what applies.
     """
 
     action: Action
@@ -154,3 +155,4 @@ class Decision(NamedTuple):
     sources: tuple[str, ...] = ()
     mode: str = "enforce"
     judged: Action | None = None
+    breaker: str | None = None

@@ -109,7 +109,7 @@ class Layer(NamedTuple):
 
     The base layer (user and trusted project files, or the embedded default) decides; a
     ``restrict_only`` layer (managed, or an untrusted project) can only make verdicts stricter.
-    ``mode`` and ``self_protection`` are None when the layer's files do not set them.
+    ``mode``, ``self_protection`` and ``log`` are None when the layer's files do not set them.
     """
 
     name: str
@@ -127,10 +127,13 @@ class Layer(NamedTuple):
     cycle_key: str
     mode: str | None = None
     self_protection: bool | None = None
+    log: bool | None = None
 
 
 class PolicySet(NamedTuple):
-    """Every layer that applies, and the project root that relative patterns are taken from."""
+    """Every layer that applies, the project root that relative patterns are taken from, and a short
+    digest of everything the set was compiled from (the decision log names it)."""
 
     layers: tuple[Layer, ...]
     project_root: str | None
+    digest: str = ""

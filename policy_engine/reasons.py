@@ -119,13 +119,21 @@ def unenforced(mode: str, judged: Action, text: str) -> str:
     return f"{PREFIX} {mode} mode, not enforced: would be {judged}: {text.removeprefix(PREFIX + ' ')}"
 
 
-def reason(action: Action, decisive: Verdict | None, call: ToolCall, verdicts: Sequence[Verdict] = ()) -> str:
+def reason(
+    action: Action,
+    decisive: Verdict | None,
+    call: ToolCall,
+    verdicts: Sequence[Verdict] = (),
+    *,
+    judged: Action | None = None,
+) -> str:
     """The reason for a decision: what was refused, the setting that decided, and for a deny on a
-    file path, a warning not to try another tool."""
+    file path, a warning not to try another tool. ``judged`` is what the verdicts said when a
+    circuit breaker changed it into ``action``."""
     head = f"{PREFIX} {_VERBS[action]}: {subject(call)}"
     if decisive is None:
         return head + ": no policy applies."
-    what = refused(action, decisive, verdicts)
+    what = refused(judged or action, decisive, verdicts)
     text = f"{head}: {what + ': ' if what else ''}{why(decisive)}."
     if decisive.message and action is not Action.NUDGE:
         text += f" {decisive.message}"

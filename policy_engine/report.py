@@ -88,6 +88,7 @@ def decision_json(decision: Decision) -> dict[str, Any]:
         "cwd": decision.call.cwd,
         "mode": decision.mode,
         **({"judged": str(decision.judged)} if decision.judged is not None else {}),
+        **({"breaker": decision.breaker} if decision.breaker is not None else {}),
         "trace": {
             "decided_by": verdict_json(decisive) if decisive is not None else None,
             "others": [verdict_json(v) for v in others],
@@ -137,3 +138,77 @@ def _verdict_line(verdict: Verdict) -> str:
         what = f"{verdict.kind} {what}"
     via = f" ({verdict.detail})" if verdict.detail else ""
     return f"{layer}{verdict.target}: {where}: {what} at {verdict.origin}{via}"
+
+
+def log_record(decision: Decision, microseconds: int, digest: str) -> dict[str, Any]:
+    """The decision as one line of the decision log: who asked what, what applied and why, with
+    secrets masked as in reasons."""
+    from .reasons import MASKED_PREFIX
+    from .secrets import mask
+    from .tools import input_paths
+    from .version import __version__
+
+    call, decisive = decision.call, decision.decisive
+    command = call.input.get("command") if call.tool == "bash" and isinstance(call.input, dict) else None
+    paths = input_paths(call.input)
+    atoms = []
+    for atom in _atoms(decision):
+        strongest = max((v for v in decision.verdicts if v.atom == atom), key=lambda v: v.action)
+        entry: dict[str, Any] = (
+            {"command": mask(atom.command[:MASKED_PREFIX])}
+            if atom.command is not None
+            else {"path": atom.accesses[0].path if atom.accesses else None}
+        )
+        entry.update(action=str(strongest.action), policy=strongest.policy, kind=strongest.kind)
+        atoms.append(entry)
+    return {
+        "event": "decision",
+        **_when(),
+        "session": call.session_id,
+        "tool_call": call.tool_call_id,
+        "agent": call.agent,
+        "tool": call.tool,
+        "command": mask(command[:MASKED_PREFIX]) if isinstance(command, str) else None,
+        "path": paths[0] if paths else None,
+        "action": str(decision.action),
+        "judged": str(decision.judged if decision.judged is not None else decision.action),
+        "mode": decision.mode,
+        "breaker": decision.breaker,
+        "decided_by": _decided_by(decisive) if decisive is not None else None,
+        "atoms": atoms,
+        "doubts": sorted({doubt for atom in _atoms(decision) for doubt in atom.doubts}),
+        "version": __version__,
+        "policy_hash": digest,
+        "us": microseconds,
+    }
+
+
+def outcome_record(call: Any, ran: bool) -> dict[str, Any]:
+    """Whether a judged tool call ran, as the agent reported it afterwards."""
+    return {
+        "event": "outcome",
+        **_when(),
+        "session": call.session_id,
+        "tool_call": call.tool_call_id,
+        "tool": call.tool,
+        "ran": ran,
+    }
+
+
+def _when() -> dict[str, Any]:
+    import time
+
+    now = time.time()
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
+    return {"time": stamp, "ts": round(now, 3)}
+
+
+def _decided_by(verdict: Verdict) -> dict[str, Any]:
+    return {
+        "layer": verdict.layer,
+        "kind": verdict.kind,
+        "policy": verdict.policy,
+        "rule": verdict.rule.label() if verdict.rule is not None else None,
+        "at": str(verdict.origin) if verdict.origin is not None else None,
+        "target": verdict.target,
+    }

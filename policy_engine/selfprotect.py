@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .config.cache import cache_directory
-from .config.discover import managed_path, pi_agent_directory, user_candidates, xdg_directory
+from .config.discover import managed_path, pi_agent_directory, state_directory, user_candidates
 from .config.trust import store_path
 from .model import Action, Origin
 from .policy import WRITE_SENSES, Protection
@@ -37,13 +37,6 @@ AGENT_SETTINGS = (
     (".codex/", ".codex", r"(?:/.*)?"),
     (".cursor/hooks.json", ".cursor", r"/hooks\.json"),
 )
-
-
-def state_directory(env: Mapping[str, str]) -> str:
-    """Where the engine keeps its state and decision log (``POLICY_ENGINE_STATE_DIR`` overrides)."""
-    return env.get("POLICY_ENGINE_STATE_DIR") or os.path.join(
-        xdg_directory(env, "XDG_STATE_HOME", ".local/state"), "policy-engine"
-    )
 
 
 def protected_paths(env: Mapping[str, str], discovery: Discovery, home: str) -> list[str]:

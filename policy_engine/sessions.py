@@ -6,8 +6,8 @@ until it expires; never a pattern, so a later ``git status; rm -rf *`` is not co
 for ``git status``. It turns that atom's asks into allows and nothing else: a deny, a protected
 path or another atom of the same line still decides.
 
-A hook is a new process per tool call, so a real store must outlive the process (the state store);
-until then :class:`MemorySessionStore` serves the Python API and tests through the same interface.
+A hook is a new process per tool call, so the answers live in the state store (``state.py``), which
+implements :class:`SessionStore`.
 """
 
 from __future__ import annotations
@@ -32,20 +32,6 @@ class SessionStore(Protocol):
     def allow(self, session_id: str, key: str, expires: float) -> None:
         """Allow ``key`` in ``session_id`` until ``expires`` (seconds since the epoch)."""
         ...
-
-
-class MemorySessionStore:
-    """Session allows held in memory, for one process."""
-
-    def __init__(self) -> None:
-        self._expiry: dict[tuple[str, str], float] = {}
-
-    def allowed(self, session_id: str, key: str, now: float) -> bool:
-        expires = self._expiry.get((session_id, key))
-        return expires is not None and now < expires
-
-    def allow(self, session_id: str, key: str, expires: float) -> None:
-        self._expiry[session_id, key] = expires
 
 
 def atom_key(atom: Atom, cwd: str) -> str:

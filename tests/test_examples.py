@@ -15,8 +15,6 @@ from helpers import EXAMPLES, Sandbox
 
 from policy_engine import Action, ToolCall
 
-BREAKERS = "needs the circuit breakers and their state store (issue 6)"
-
 
 class Case(NamedTuple):
     example: str
@@ -217,7 +215,6 @@ def test_every_example_file_is_covered_and_loads(sandbox: Sandbox) -> None:
         sandbox.engine(path)  # raises ConfigError if invalid
 
 
-@pytest.mark.xfail(reason=BREAKERS, strict=True)
 def test_agent_timeout_escalates_the_third_deny_to_ask(sandbox: Sandbox) -> None:
     engine = sandbox.engine(config_files("agent-timeout"), cwd="/home/user/work")
     actions = [
@@ -227,7 +224,6 @@ def test_agent_timeout_escalates_the_third_deny_to_ask(sandbox: Sandbox) -> None
     assert actions == [Action.DENY, Action.DENY, Action.ASK]
 
 
-@pytest.mark.xfail(reason=BREAKERS, strict=True)
 def test_nudge_timeout_denies_the_third_nudge_of_a_rule(sandbox: Sandbox) -> None:
     engine = sandbox.engine(config_files("nudge-timeout"), cwd="/home/user/work")
     calls = [ToolCall("read", {"path": f"f{i}"}, "/home/user/work", session_id="s") for i in range(4)]

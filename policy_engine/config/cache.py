@@ -31,9 +31,9 @@ from ..policy import (
 )
 from .discover import xdg_directory
 
-FORMAT = (
-    4  # 2: marshal, each policy marshalled apart; 3: a layer's mode; 4: protection senses, approval paths
-)
+# 2: marshal, each policy marshalled apart; 3: a layer's mode; 4: protection senses, approval paths;
+# 5: a layer's log setting
+FORMAT = 5
 KEEP = 16  # compiled files kept per cache directory; older ones are pruned on write
 
 
@@ -41,10 +41,14 @@ def cache_directory(env: dict[str, str] | Any) -> str:
     return os.path.join(xdg_directory(env, "XDG_CACHE_HOME", ".cache"), "policy-engine")
 
 
+def key_digest(key: list[Any]) -> str:
+    """A short digest of a cache key (a CRC: it names files, it does not defend against anyone)."""
+    return f"{zlib.crc32(json.dumps(key, separators=(',', ':')).encode('utf-8')):08x}"
+
+
 def cache_file(directory: str, key: list[Any], kind: str = "compiled") -> str:
     """Where the artifact of ``kind`` compiled for ``key`` is cached."""
-    crc = zlib.crc32(json.dumps(key, separators=(",", ":")).encode("utf-8"))
-    return os.path.join(directory, f"{kind}-{crc:08x}.cache")
+    return os.path.join(directory, f"{kind}-{key_digest(key)}.cache")
 
 
 def _read_body(path: str) -> bytes | None:
@@ -279,6 +283,7 @@ def _layer(value: Any) -> Layer:
         cycle_key,
         mode,
         self_protection,
+        log,
     ) = value
     _expect(isinstance(policies, dict))
     return Layer(
@@ -297,9 +302,10 @@ def _layer(value: Any) -> Layer:
         _str(cycle_key),
         _opt_str(mode),
         None if self_protection is None else _bool(self_protection),
+        None if log is None else _bool(log),
     )
 
 
 def _policy_set(value: Any) -> PolicySet:
-    layers, project_root = value
-    return PolicySet(tuple(map(_layer, layers)), _opt_str(project_root))
+    layers, project_root, digest = value
+    return PolicySet(tuple(map(_layer, layers)), _opt_str(project_root), _str(digest))

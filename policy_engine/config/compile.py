@@ -183,6 +183,7 @@ def _compile_layer(
         # A mode is the user's or the administrator's: a restricting project layer cannot set it.
         mode=config.mode if not restrict_only or name == "managed" else None,
         self_protection=config.selfProtection,
+        log=config.log if not restrict_only or name == "managed" else None,
     )
 
 

@@ -81,7 +81,7 @@ def load(discovery: Discovery, env: Mapping[str, str], *, use_cache: bool = True
             return hit
     from .compile import compile_policy_set
 
-    policy_set = compile_policy_set(files, discovery.project_root)
+    policy_set = compile_policy_set(files, discovery.project_root)._replace(digest=cache.key_digest(key))
     if path is not None:
         cache.write(path, key, policy_set)
     return policy_set

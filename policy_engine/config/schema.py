@@ -188,6 +188,11 @@ class Config(_Strict):
         description="gitignore-style path pattern -> action (or {read, write} actions), checked "
         "before any rule; no rule or approval overrides it.",
     )
+    log: bool | None = Field(
+        default=None,
+        description="Append every decision to the decision log (default true). An untrusted project "
+        "file cannot turn it off.",
+    )
     selfProtection: bool | None = Field(
         default=None,
         description="On unless false: deny writes to the policy files, the trust store, the engine's "
