@@ -342,8 +342,17 @@ CASES = [
           "agentTimeout": { "maxDenies": 3, "windowSeconds": Infinity }
         }
         """,
-        (2, "Infinity", "agentTimeout.windowSeconds", "must be a finite number", None),
+        (2, "Infinity", "agentTimeout.windowSeconds", "must be at most 86400, got inf", None),
         id="infinite-window",
+    ),
+    pytest.param(
+        """
+        {
+          "nudgeTimeout": { "maxNudges": 3, "windowSeconds": 90000 }
+        }
+        """,
+        (2, "90000", "nudgeTimeout.windowSeconds", "must be at most 86400, got 90000", None),
+        id="window-longer-than-a-day",
     ),
     pytest.param(
         """

@@ -7,7 +7,6 @@ compiled (a cache miss), never on the hook's hot path.
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Annotated, Any, Literal
 
@@ -24,12 +23,6 @@ PRESET_REFERENCE = re.compile(r"\$[A-Za-z][\w-]*")
 
 class _Strict(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
-
-
-def _finite(value: float) -> float:
-    if not math.isfinite(value):
-        raise ValueError("must be a finite number")
-    return value
 
 
 class Rule(_Strict):
@@ -155,18 +148,14 @@ class AgentTimeout(_Strict):
     """Escalate deny to ask after ``maxDenies`` denies within ``windowSeconds``."""
 
     maxDenies: int = Field(gt=0)
-    windowSeconds: float = Field(gt=0)
-
-    _finite_window = field_validator("windowSeconds")(_finite)
+    windowSeconds: float = Field(gt=0, le=86400, description="At most a day: older events are forgotten.")
 
 
 class NudgeTimeout(_Strict):
     """Escalate a rule's nudge to deny after ``maxNudges`` nudges within ``windowSeconds``."""
 
     maxNudges: int = Field(gt=0)
-    windowSeconds: float = Field(gt=0)
-
-    _finite_window = field_validator("windowSeconds")(_finite)
+    windowSeconds: float = Field(gt=0, le=86400, description="At most a day: older events are forgotten.")
 
 
 class Config(_Strict):

@@ -158,6 +158,10 @@ def _translate(error: Any, data: dict[str, Any], where: Provenance) -> Problem:
         return problem_at(where, path, f"must be greater than {context.get('gt')}, got {value!r}", value=True)
     if kind == "greater_than_equal":
         return problem_at(where, path, f"must be at least {context.get('ge')}, got {value!r}", value=True)
+    if kind == "less_than_equal":
+        limit = context.get("le")
+        shown = f"{limit:g}" if isinstance(limit, float) else limit
+        return problem_at(where, path, f"must be at most {shown}, got {value!r}", value=True)
     if kind in ("too_short", "string_too_short"):
         return problem_at(where, path, "must not be empty", value=True)
     message = error["msg"].removeprefix("Value error, ")
