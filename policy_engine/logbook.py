@@ -69,7 +69,7 @@ def _tail_line(record: Record) -> str:
         action += f" (breaker {breaker})"
     subject = _text(record, "command") or _text(record, "path") or "-"
     parts = [_when(record), _text(record, "session") or "-", action, _text(record, "tool") or "?", subject]
-    decider = _decider(record)
+    decider = _decider(record) or ""
     if decider:
         parts.append(f"[{decider}]")
     return "  ".join(_printable(part) for part in parts)
@@ -83,15 +83,16 @@ def _when(record: Record) -> str:
     return _format_ts(ts) if ts is not None else "?"
 
 
-def _decider(record: Record) -> str:
-    """``<policy>: <rule or kind> at <at>`` of the decision's decided_by, or ''."""
+def _decider(record: Record) -> str | None:
+    """``<policy>: <rule> at <at>`` of the decision's decided_by (the kind of verdict, ``default``...,
+    stands in for a missing rule); None when nothing restricted the call."""
     by = record.get("decided_by")
     if not isinstance(by, Mapping):
-        return ""
-    what = _text(by, "rule") or _text(by, "kind") or ""
+        return None
+    what = _text(by, "rule") or _text(by, "kind") or "?"
     policy = _text(by, "policy")
     at = _text(by, "at")
-    return f"{policy + ': ' if policy else ''}{what}{' at ' + at if at else ''}".strip()
+    return f"{policy + ': ' if policy else ''}{what}{' at ' + at if at else ''}"
 
 
 # --------------------------------------------------------------------------------------------- stats
@@ -112,7 +113,7 @@ def stats(records: Iterable[Record], *, since: float | None = None) -> dict[str,
             times.append(ts)
         actions[_text(record, "action") or "?"] += 1
         tools[_text(record, "tool") or "?"] += 1
-        rules[_rule_key(record)] += 1
+        rules[_decider(record) or "(nothing restricted the call)"] += 1
         breaker = _text(record, "breaker")
         if breaker:
             breakers[breaker] += 1
@@ -125,16 +126,6 @@ def stats(records: Iterable[Record], *, since: float | None = None) -> dict[str,
         "rules": dict(rules.most_common()),
         "breakers": dict(breakers.most_common()),
     }
-
-
-def _rule_key(record: Record) -> str:
-    """``<policy> <rule> at <at>``; the kind of verdict (``default``...) stands in for a missing rule."""
-    by = record.get("decided_by")
-    if not isinstance(by, Mapping):
-        return "(nothing restricted the call)"
-    label = _text(by, "rule") or _text(by, "kind") or "?"
-    at = _text(by, "at")
-    return f"{_text(by, 'policy') or '?'} {label}{' at ' + at if at else ''}"
 
 
 def render_stats(result: Mapping[str, Any]) -> str:

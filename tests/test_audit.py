@@ -371,8 +371,8 @@ def test_stats_counts() -> None:
         "actions": {"ask": 2, "allow": 2, "deny": 1},
         "tools": {"bash": 4, "write": 1},
         "rules": {
-            'work ask bash "npm *" at /p.jsonc:12:9': 2,
-            "work default": 2,
+            'work: ask bash "npm *" at /p.jsonc:12:9': 2,
+            "work: default": 2,
             "(nothing restricted the call)": 1,
         },
         "breakers": {"agentTimeout": 1},
@@ -383,7 +383,7 @@ def test_stats_counts() -> None:
     text = logbook.render_stats(result)
     assert text.startswith("5 decisions, 1970-01-01 00:01:40Z to 1970-01-01 00:06:40Z")
     assert "actions: ask 2, allow 2, deny 1" in text and "breakers: agentTimeout 1" in text
-    assert 'work ask bash "npm *" at /p.jsonc:12:9' in text
+    assert 'work: ask bash "npm *" at /p.jsonc:12:9' in text
     assert logbook.render_stats(logbook.stats([])) == "no decisions logged"
 
 
