@@ -283,6 +283,29 @@ def _add_log(commands: Any) -> None:
         view.add_argument("--file", metavar="FILE", help="the log file (default: the state directory's)")
 
 
+HOOK_EPILOG = """\
+Reads the agent's hook payload on stdin and answers in its protocol: Claude Code (PreToolUse,
+PostToolUse), Codex (PreToolUse; an ask blocks, since Codex cannot ask), Gemini CLI (BeforeTool,
+AfterTool; an ask blocks), Cursor (beforeShellExecution, beforeReadFile, beforeMCPExecution),
+GitHub Copilot CLI (preToolUse, postToolUse), pi (integrations/pi). Anything that goes wrong blocks
+the call (exit 2, the reason on stderr) unless the policy says "onError": "allow".
+POLICY_ENGINE_HOOK_TIMEOUT (seconds, default 20) bounds the time it takes.
+"""
+
+
+def _add_hook(commands: Any) -> None:
+    from .adapters import AGENTS
+
+    hook = commands.add_parser(
+        "hook",
+        formatter_class=_HelpFormatter,
+        help="answer an agent's pre-tool-call hook (reads its payload on stdin)",
+        description="Judge the tool call an agent's hook payload describes, and answer in its protocol.",
+        epilog=HOOK_EPILOG,
+    )
+    hook.add_argument("--agent", required=True, choices=AGENTS, help="the agent whose protocol to speak")
+
+
 _COMMANDS: dict[str, Any] = {
     "check": _add_check,
     "config": _add_config,
@@ -296,6 +319,7 @@ _COMMANDS: dict[str, Any] = {
     "approvals": _add_approvals,
     "revoke": _add_revoke,
     "log": _add_log,
+    "hook": _add_hook,
 }
 _ALIASES = {"status": "config"}
 
@@ -330,6 +354,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "approvals": run_approvals,
         "revoke": run_revoke,
         "log": run_log,
+        "hook": run_hook,
     }
     try:
         return handlers[args.command](args)
@@ -708,3 +733,12 @@ def run_log(args: argparse.Namespace) -> int:
         json.dumps(result, indent=2, ensure_ascii=False) if args.json else logbook.render_suggestions(result)
     )
     return 0
+
+
+def run_hook(args: argparse.Namespace) -> int:
+    from .hook import run
+
+    reply = run(args.agent, sys.stdin.read(), os.environ)
+    sys.stdout.write(reply.stdout)
+    sys.stderr.write(reply.stderr)
+    return reply.status

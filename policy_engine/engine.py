@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from .config.discover import Discovery
-    from .policy import InterpreterSettings, PolicySet
+    from .policy import InterpreterSettings, Layer, PolicySet
     from .shell.analysis import Analyzer
     from .state import StateStore
 
@@ -56,10 +56,15 @@ def resolve_mode(explicit: str | None, env: Mapping[str, str], policy_set: Polic
             hint = f"use one of {', '.join(MODES)}"
             raise ConfigError([Problem(source, None, None, "mode", f'unknown mode "{explicit}"', hint)])
         return explicit
-    for layer in sorted(policy_set.layers, key=lambda layer: layer.name != "managed"):
+    for layer in _managed_first(policy_set):
         if layer.mode is not None:
             return layer.mode
     return "enforce"
+
+
+def _managed_first(policy_set: PolicySet) -> list[Layer]:
+    """The layers, the managed one first: where the administrator's setting wins over the user's."""
+    return sorted(policy_set.layers, key=lambda layer: layer.name != "managed")
 
 
 def logging_enabled(env: Mapping[str, str], policy_set: PolicySet) -> bool:
@@ -67,7 +72,7 @@ def logging_enabled(env: Mapping[str, str], policy_set: PolicySet) -> bool:
     says ``"log": false``."""
     if env.get("POLICY_ENGINE_LOG", "1") in ("0", "false", "no", "off"):
         return False
-    for layer in sorted(policy_set.layers, key=lambda layer: layer.name != "managed"):
+    for layer in _managed_first(policy_set):
         if layer.log is not None:
             return layer.log
     return True
@@ -75,7 +80,7 @@ def logging_enabled(env: Mapping[str, str], policy_set: PolicySet) -> bool:
 
 def self_protected(policy_set: PolicySet) -> bool:
     """Self-protection is on unless the managed file, else the user's (or explicit) policy, turns it off."""
-    for layer in sorted(policy_set.layers, key=lambda layer: layer.name != "managed"):
+    for layer in _managed_first(policy_set):
         if layer.self_protection is not None:
             return layer.self_protection
     return True
@@ -133,6 +138,10 @@ class Engine:
         self._layers = {layer.name: layer for layer in self.policy_set.layers}
         self.log_path = log if log is not None and logging_enabled(env, self.policy_set) else None
         self._log_failed = False
+        self.on_error = next(
+            (layer.on_error for layer in _managed_first(self.policy_set) if layer.on_error is not None),
+            "deny",
+        )
 
     def _shell(self, line: str, cwd: str) -> tuple[Atom, ...]:
         """The atoms of a bash line (the shell analysis is loaded on the first bash call)."""

@@ -109,7 +109,8 @@ class Layer(NamedTuple):
 
     The base layer (user and trusted project files, or the embedded default) decides; a
     ``restrict_only`` layer (managed, or an untrusted project) can only make verdicts stricter.
-    ``mode``, ``self_protection`` and ``log`` are None when the layer's files do not set them.
+    ``mode``, ``self_protection``, ``log`` and ``on_error`` are None when the layer's files do not
+    set them.
     """
 
     name: str
@@ -128,6 +129,7 @@ class Layer(NamedTuple):
     mode: str | None = None
     self_protection: bool | None = None
     log: bool | None = None
+    on_error: str | None = None
 
 
 class PolicySet(NamedTuple):

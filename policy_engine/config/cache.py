@@ -32,8 +32,8 @@ from ..policy import (
 from .discover import xdg_directory
 
 # 2: marshal, each policy marshalled apart; 3: a layer's mode; 4: protection senses, approval paths;
-# 5: a layer's log setting
-FORMAT = 5
+# 5: a layer's log setting; 6: its onError
+FORMAT = 6
 KEEP = 16  # compiled files kept per cache directory; older ones are pruned on write
 
 
@@ -284,6 +284,7 @@ def _layer(value: Any) -> Layer:
         mode,
         self_protection,
         log,
+        on_error,
     ) = value
     _expect(isinstance(policies, dict))
     return Layer(
@@ -303,6 +304,7 @@ def _layer(value: Any) -> Layer:
         _opt_str(mode),
         None if self_protection is None else _bool(self_protection),
         None if log is None else _bool(log),
+        _opt_str(on_error),
     )
 
 

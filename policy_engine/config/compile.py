@@ -184,6 +184,7 @@ def _compile_layer(
         mode=config.mode if not restrict_only or name == "managed" else None,
         self_protection=config.selfProtection,
         log=config.log if not restrict_only or name == "managed" else None,
+        on_error=config.onError if not restrict_only or name == "managed" else None,
     )
 
 

@@ -177,6 +177,12 @@ class Config(_Strict):
         description="gitignore-style path pattern -> action (or {read, write} actions), checked "
         "before any rule; no rule or approval overrides it.",
     )
+    onError: Literal["deny", "allow"] | None = Field(
+        default=None,
+        description="What a hook answers when the call cannot be judged (an internal error, a timeout): "
+        "deny (default) or allow (the agent's own permission flow decides). An untrusted project file "
+        "cannot set it.",
+    )
     log: bool | None = Field(
         default=None,
         description="Append every decision to the decision log (default true). An untrusted project "

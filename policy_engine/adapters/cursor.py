@@ -1,0 +1,94 @@
+"""Cursor: beforeShellExecution, beforeReadFile and beforeMCPExecution hooks.
+
+Input: the event's own fields (``command`` and ``cwd`` for a shell command, ``file_path`` for a
+read, ``tool_name`` and ``tool_input`` for an MCP tool), with ``conversation_id``,
+``generation_id`` and ``workspace_roots``. Output: ``{"permission": "allow" | "deny" | "ask"}`` with
+the message for the person and the one for the model (written both in Cursor's snake_case and in
+the camelCase of its first releases). A log gives no decision.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ..model import Action, Decision, ToolCall
+from .protocol import BLOCK, HookError, HookEvent, Reply, field, json_reply, proceed
+
+AGENT = "cursor"
+
+
+def read(payload: Mapping[str, Any]) -> HookEvent:
+    event = field(payload, "hook_event_name", str)
+    reader = _EVENTS.get(event)
+    if reader is None:
+        raise HookError(f'the payload\'s hook_event_name "{event}" is not one of {", ".join(_EVENTS)}')
+    tool, tool_input = reader(payload)
+    roots = payload.get("workspace_roots")
+    root = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
+    cwd = field(payload, "cwd", str, required=False) or root or os.path.dirname(tool_input.get("path", "/"))
+    session = field(payload, "conversation_id", str, required=False)
+    call_id = field(payload, "generation_id", str, required=False)
+    return HookEvent("pre", ToolCall(tool, tool_input, cwd, session, call_id, AGENT))
+
+
+def _shell(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    return "bash", {"command": field(payload, "command", str)}
+
+
+def _read_file(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    return "read", {"path": field(payload, "file_path", str)}
+
+
+def _mcp(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    arguments = payload.get("tool_input")
+    if isinstance(arguments, str):  # some releases send the arguments as a JSON string
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            raise HookError('the payload\'s "tool_input" is not JSON') from None
+    if not isinstance(arguments, dict):
+        raise HookError('the payload\'s "tool_input" is not an object')
+    return field(payload, "tool_name", str), arguments
+
+
+_EVENTS = {"beforeShellExecution": _shell, "beforeReadFile": _read_file, "beforeMCPExecution": _mcp}
+
+
+def answer(decision: Decision) -> Reply:
+    if decision.action is Action.LOG:
+        return json_reply({})
+    permission = "allow" if decision.action in (Action.ALLOW, Action.NUDGE) else str(decision.action)
+    to_model = decision.message if decision.action is Action.NUDGE and decision.message else decision.reason
+    return json_reply(
+        {
+            "permission": permission,
+            "user_message": decision.reason,
+            "agent_message": to_model,
+            "userMessage": decision.reason,
+            "agentMessage": to_model,
+        }
+    )
+
+
+def outcome() -> Reply:
+    return json_reply({})
+
+
+def refuse(reason: str) -> Reply:
+    return json_reply(
+        {
+            "permission": "deny",
+            "user_message": reason,
+            "agent_message": reason,
+            "userMessage": reason,
+            "agentMessage": reason,
+        },
+        BLOCK,
+        reason + "\n",
+    )
+
+
+__all__ = ["answer", "outcome", "proceed", "read", "refuse"]

@@ -1,0 +1,113 @@
+"""``policy hook --agent NAME``: one agent hook call, from stdin to the agent's answer, failing closed.
+
+Whatever goes wrong — stdin that is not the agent's payload, a policy file with a mistake, an
+internal error, a call that takes too long — the answer is the agent's *blocking* one (exit 2 with
+the reason on stderr for Claude Code, Codex and Gemini CLI; never exit 1, which those agents take as
+"run the tool anyway"), unless the user's policy says ``"onError": "allow"``. The reason says what
+to fix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .adapters import adapter
+from .adapters.protocol import HookError, Reply
+from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from types import FrameType
+
+    from .engine import Engine
+    from .model import ToolCall
+
+DEFAULT_TIMEOUT = 20.0  # seconds; below the 30 s `policy install` gives the agents, so we answer first
+LOG_FILE = "decisions.jsonl"
+
+
+class HookTimeout(Exception):
+    """The hook ran out of time."""
+
+
+def run(agent: str, text: str, env: Mapping[str, str]) -> Reply:
+    """The reply to one hook payload (``text``) of ``agent``; never raises."""
+    module = adapter(agent)
+    engine: Engine | None = None
+    try:
+        with _deadline(_timeout(env)):
+            payload = _payload(text)
+            event = module.read(payload)
+            engine = _engine(event.call, env)
+            if event.kind == "post":
+                engine.record_outcome(event.call, bool(event.ran))
+                reply: Reply = module.outcome()
+                return reply
+            reply = module.answer(engine.evaluate(event.call))
+            return reply
+    except BaseException as error:
+        reason = f"[policy-engine] Blocked: the policy engine could not judge this call: {_describe(error)}"
+        if engine is not None and engine.on_error == "allow":  # the user chose to fail open
+            proceeded: Reply = module.proceed(reason)
+            return proceeded._replace(stderr=f"{reason} (onError is allow: not blocked)\n")
+        refused: Reply = module.refuse(reason)
+        return refused
+
+
+def _payload(text: str) -> dict[str, Any]:
+    try:
+        payload = json.loads(text)
+    except ValueError as error:
+        raise HookError(f"stdin is not JSON ({error})") from None
+    if not isinstance(payload, dict):
+        raise HookError("stdin is not a JSON object")
+    return payload
+
+
+def _engine(call: ToolCall, env: Mapping[str, str]) -> Engine:
+    from .config.discover import state_directory
+    from .engine import Engine
+    from .state import state_path
+    from .statedb import SqliteState
+
+    directory = state_directory(env)
+    state = SqliteState(state_path(directory))
+    return Engine(None, cwd=call.cwd, env=env, state=state, log=os.path.join(directory, LOG_FILE))
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, ConfigError):
+        return f"{error.render()}\nFix the policy file (`policy check` shows the same error), then retry."
+    if isinstance(error, HookError):
+        return f"{error}. Is the hook installed for the right agent (`policy doctor`)?"
+    if isinstance(error, HookTimeout):
+        return f"{error}. Raise POLICY_ENGINE_HOOK_TIMEOUT or simplify the call."
+    return f"internal error {type(error).__name__}: {error}. Please report it; `policy doctor` may help."
+
+
+def _timeout(env: Mapping[str, str]) -> float:
+    try:
+        return float(env.get("POLICY_ENGINE_HOOK_TIMEOUT", DEFAULT_TIMEOUT))
+    except ValueError:
+        return DEFAULT_TIMEOUT
+
+
+class _deadline:
+    """Raise HookTimeout in the main thread after ``seconds`` (SIGALRM; POSIX)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __enter__(self) -> None:
+        def expire(signum: int, frame: FrameType | None) -> None:
+            raise HookTimeout(f"judging took longer than {self.seconds:g} s")
+
+        self.previous = signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def __exit__(self, *exc: object) -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self.previous)
