@@ -10,6 +10,9 @@ Run: python benchmarks/bench.py [--corpus DIR] [--config FILE] [--runs N]
 3. Start-up: `policy check "git status"` and `policy check "python3 -c ..."` as new processes
    (compiled cache warm) beside `python -c pass`, run alternately so that all see the same machine
    load; medians and their ratios.
+4. Hooks: `policy hook --agent claude` fed a PreToolUse payload (`git status`, in a session: state
+   store and decision log on, in a scratch state directory), without and with the daemon
+   (`policy serve`), beside `python -c pass`; medians, p95 and their ratios.
 
 Figures on a shared machine are noisy: compare ratios measured in one run, not absolute times
 across runs.
@@ -147,6 +150,59 @@ def bench_startup(config: Path, runs: int, cwd: str) -> dict[str, float]:
     }
 
 
+def bench_hook(config: Path, runs: int, cwd: str) -> dict[str, float]:
+    import json
+    import tempfile
+
+    scratch = tempfile.mkdtemp(prefix="policy-bench-")
+    env = dict(os.environ, POLICY_ENGINE_CONFIG=str(config), POLICY_ENGINE_STATE_DIR=scratch)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    payload = json.dumps(
+        {
+            "session_id": "bench",
+            "cwd": cwd,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": PLAIN},
+            "tool_use_id": "t",
+        }
+    )
+    script = Path(sys.executable).with_name("policy")  # the installed entry point, as agents run it
+    runner = [str(script)] if script.exists() else [sys.executable, "-m", "policy_engine"]
+    hook = [*runner, "hook", "--agent", "claude"]
+    daemon = subprocess.Popen([sys.executable, "-m", "policy_engine", "serve", "--idle", "300"], env=env)
+    try:
+        deadline = time.monotonic() + 20
+        while not os.path.exists(os.path.join(scratch, "daemon.sock")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        kinds = {
+            "direct": (hook, dict(env, POLICY_ENGINE_DAEMON="0")),
+            "daemon": (hook, dict(env, POLICY_ENGINE_DAEMON="1")),
+            "bare": ([sys.executable, "-c", "pass"], env),
+        }
+        times: dict[str, list[float]] = {name: [] for name in kinds}
+        for round_ in range(runs + 2):
+            for name, (command, kind_env) in kinds.items():
+                start = time.perf_counter()
+                subprocess.run(
+                    command, input=payload, text=True, env=kind_env, capture_output=True, check=False
+                )
+                if round_ >= 2:  # the first two rounds warm bytecode, caches and the daemon
+                    times[name].append((time.perf_counter() - start) * 1000)
+    finally:
+        daemon.terminate()
+        daemon.wait()
+    bare = statistics.median(times["bare"])
+    result: dict[str, float] = {"runs": runs, "python_pass_ms": bare}
+    for name in ("direct", "daemon"):
+        values = sorted(times[name])
+        result[f"{name}_ms"] = statistics.median(values)
+        result[f"{name}_p95_ms"] = percentile(values, 0.95)
+        result[f"{name}_ratio"] = statistics.median(values) / bare
+        result[f"{name}_p95_ratio"] = percentile(values, 0.95) / bare
+    return result
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -194,6 +250,15 @@ def main() -> int:
         f"{startup['python_pass_ms']:.1f} ms (medians of {startup['runs']} alternating runs): "
         f"{startup['ratio']:.2f}x; with a python3 program to analyse {startup['python_check_ms']:.1f} ms "
         f"({startup['python_ratio']:.2f}x)"
+    )
+    hook = bench_hook(args.config, args.runs, args.cwd)
+    print(
+        f"hook (claude, in a session): without the daemon median {hook['direct_ms']:.1f} ms "
+        f"({hook['direct_ratio']:.2f}x), p95 {hook['direct_p95_ms']:.1f} ms "
+        f"({hook['direct_p95_ratio']:.2f}x); "
+        f"with the daemon median {hook['daemon_ms']:.1f} ms ({hook['daemon_ratio']:.2f}x), p95 "
+        f"{hook['daemon_p95_ms']:.1f} ms ({hook['daemon_p95_ratio']:.2f}x); `python -c pass` "
+        f"{hook['python_pass_ms']:.1f} ms ({hook['runs']} alternating runs)"
     )
     return 0
 

@@ -3,12 +3,37 @@
 >>> from policy_engine import Engine, ToolCall
 >>> decision = Engine().evaluate(ToolCall("bash", {"command": "git status"}, cwd="/work/app"))
 >>> decision.action, decision.reason
+
+The names below are imported when first used: a hook call answered by the daemon must not pay
+for loading the engine (``client.py``).
 """
 
-from .engine import Engine
-from .errors import ConfigError, Problem
-from .model import Access, Action, Atom, Decision, Sense, ToolCall, Verdict
+from __future__ import annotations
+
+from importlib import import_module
+
 from .version import __version__
+
+TYPE_CHECKING = False  # not typing's: importing typing costs ~5 ms; type checkers treat it as True
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .engine import Engine
+    from .errors import ConfigError, Problem
+    from .model import Access, Action, Atom, Decision, Sense, ToolCall, Verdict
+
+_HOMES = {
+    "Engine": "engine",
+    "ConfigError": "errors",
+    "Problem": "errors",
+    "Access": "model",
+    "Action": "model",
+    "Atom": "model",
+    "Decision": "model",
+    "Sense": "model",
+    "ToolCall": "model",
+    "Verdict": "model",
+}
 
 __all__ = [
     "Access",
@@ -23,3 +48,12 @@ __all__ = [
     "Verdict",
     "__version__",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'policy_engine' has no attribute {name!r}")
+    value = getattr(import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value

@@ -293,6 +293,47 @@ POLICY_ENGINE_HOOK_TIMEOUT (seconds, default 20) bounds the time it takes.
 """
 
 
+def _add_serve(commands: Any) -> None:
+    serve = commands.add_parser(
+        "serve",
+        formatter_class=_HelpFormatter,
+        help="answer hook calls from a daemon (started on demand by the first hook call)",
+        description="Serve hook calls on a unix socket in the state directory, with the engine loaded: "
+        "a hook call then costs little more than starting Python. The first hook call starts it; "
+        "POLICY_ENGINE_DAEMON=0 turns that off.",
+    )
+    serve.add_argument(
+        "--idle", type=float, default=1800, metavar="SECONDS", help="leave after this long unused"
+    )
+    serve.add_argument("--stop", action="store_true", help="stop the running daemon")
+
+
+def _add_install(commands: Any, name: str, text: str) -> None:
+    from .install import AGENTS
+
+    parser = commands.add_parser(
+        name, formatter_class=_HelpFormatter, help=text, description=text[0].upper() + text[1:] + "."
+    )
+    if name == "doctor":
+        parser.add_argument(
+            "--agent", action="append", choices=AGENTS, help="check this agent (repeatable; default: all)"
+        )
+    else:
+        parser.add_argument("--agent", required=True, choices=AGENTS, help="the agent")
+    scope = parser.add_mutually_exclusive_group()
+    scope.add_argument(
+        "--user", dest="scope", action="store_const", const="user", help="the user's settings (default)"
+    )
+    scope.add_argument(
+        "--project",
+        dest="scope",
+        action="store_const",
+        const="project",
+        help="the project's settings (in --cwd)",
+    )
+    parser.add_argument("--cwd", metavar="DIR", help="the project directory (default: the current one)")
+
+
 def _add_hook(commands: Any) -> None:
     from .adapters import AGENTS
 
@@ -320,6 +361,12 @@ _COMMANDS: dict[str, Any] = {
     "revoke": _add_revoke,
     "log": _add_log,
     "hook": _add_hook,
+    "serve": _add_serve,
+    "install": lambda c: _add_install(c, "install", "add the policy hook to an agent's settings"),
+    "uninstall": lambda c: _add_install(c, "uninstall", "remove the policy hook from an agent's settings"),
+    "doctor": lambda c: _add_install(
+        c, "doctor", "check that the hook is installed and answers, and say what to fix"
+    ),
 }
 _ALIASES = {"status": "config"}
 
@@ -355,6 +402,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "revoke": run_revoke,
         "log": run_log,
         "hook": run_hook,
+        "serve": run_serve,
+        "install": run_install,
+        "uninstall": run_install,
+        "doctor": run_doctor,
     }
     try:
         return handlers[args.command](args)
@@ -742,3 +793,43 @@ def run_hook(args: argparse.Namespace) -> int:
     sys.stdout.write(reply.stdout)
     sys.stderr.write(reply.stderr)
     return reply.status
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from . import daemon
+
+    if args.stop:
+        print("stopped" if daemon.stop(os.environ) else "no daemon was running")
+        return 0
+    return daemon.main(os.environ, args.idle)
+
+
+def run_install(args: argparse.Namespace) -> int:
+    from . import install
+
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    change = install.install if args.command == "install" else install.uninstall
+    try:
+        result = change(args.agent, args.scope or "user", cwd, os.environ)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    done = {"install": "installed in", "uninstall": "removed from"}[args.command]
+    print(f"{done if result.changed else 'nothing to change in'} {result.path}")
+    if result.backup:
+        print(f"backup: {result.backup}")
+    return 0
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    from . import install
+
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    try:
+        checks = install.doctor(args.agent or list(install.AGENTS), args.scope or "user", cwd, os.environ)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    for check in checks:
+        print(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
+        if not check.ok and check.fix:
+            print(f"     fix: {check.fix}")
+    return 0 if all(check.ok for check in checks) else 1

@@ -20,6 +20,7 @@ from .adapters.protocol import HookError, Reply
 from .errors import ConfigError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from types import FrameType
 
     from .engine import Engine
@@ -33,15 +34,21 @@ class HookTimeout(Exception):
     """The hook ran out of time."""
 
 
-def run(agent: str, text: str, env: Mapping[str, str]) -> Reply:
-    """The reply to one hook payload (``text``) of ``agent``; never raises."""
+def run(
+    agent: str,
+    text: str,
+    env: Mapping[str, str],
+    engine_for: Callable[[ToolCall, Mapping[str, str]], Engine] | None = None,
+) -> Reply:
+    """The reply to one hook payload (``text``) of ``agent``; never raises. ``engine_for`` gives the
+    engine for a call (the daemon keeps them); by default one is built for this call."""
     module = adapter(agent)
     engine: Engine | None = None
     try:
         with _deadline(_timeout(env)):
             payload = _payload(text)
             event = module.read(payload)
-            engine = _engine(event.call, env)
+            engine = (engine_for or _engine)(event.call, env)
             if event.kind == "post":
                 engine.record_outcome(event.call, bool(event.ran))
                 reply: Reply = module.outcome()

@@ -32,6 +32,8 @@ class Sandbox:
             "XDG_CACHE_HOME": str(root / "cache"),
             "POLICY_ENGINE_MANAGED_CONFIG": str(root / "etc" / "policy.jsonc"),
             "PI_CODING_AGENT_DIR": str(root / "pi-agent"),
+            # No hook call of a test starts a background daemon; the daemon's own tests turn it on.
+            "POLICY_ENGINE_DAEMON": "0",
         }
 
     @property

@@ -1,0 +1,164 @@
+"""The ``policy`` entry point: a hook call goes to the daemon when one is running, with almost
+nothing imported; everything else (and a hook call the daemon cannot take) runs the full CLI.
+
+A hook is a new process per tool call. Importing the engine, tree-sitter and the compiled policy
+costs some 40 ms on every call; asking ``policy serve`` over its unix socket costs little more
+than starting Python, provided this module imports nothing it can avoid: not the package's other
+modules, not ``typing`` (~5 ms), not ``socket`` (its enums, ~3 ms: ``_socket`` does the same
+work), not ``json`` (it brings ``re``). Requests and replies are therefore fields separated by NUL
+bytes, which neither environment values, agents' JSON payloads nor our answers contain.
+"""
+
+from __future__ import annotations
+
+import _socket
+import os
+import sys
+
+TYPE_CHECKING = False  # not typing's (see above); type checkers treat the name as True
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+# Environment the daemon judges with: where files are found and how the engine is set up. Sent
+# with every request, so one daemon serves every caller of its state directory correctly.
+FORWARDED_PREFIXES = ("POLICY_ENGINE_", "XDG_")
+FORWARDED = ("HOME", "PI_CODING_AGENT_DIR", "PATH")
+SOCKET_NAME = "daemon.sock"
+MAGIC = "policy-engine/1"
+NUL = "\0"
+
+
+class Reply:
+    """What the hook prints and how it exits (the daemon's answer)."""
+
+    def __init__(self, stdout: str, stderr: str, status: int) -> None:
+        self.stdout, self.stderr, self.status = stdout, stderr, status
+
+
+def state_directory(env: Mapping[str, str]) -> str:
+    """Where the state, the log and the daemon's socket are (``config.discover.state_directory``
+    says the same; repeated here so that this module imports nothing of the package)."""
+    if env.get("POLICY_ENGINE_STATE_DIR"):
+        return env["POLICY_ENGINE_STATE_DIR"]
+    base = env.get("XDG_STATE_HOME", "")
+    home = env.get("HOME") or os.path.expanduser("~")
+    return os.path.join(base if base.startswith("/") else os.path.join(home, ".local/state"), "policy-engine")
+
+
+def forwarded_env(env: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k in FORWARDED or k.startswith(FORWARDED_PREFIXES)}
+
+
+def encode_request(version: str, agent: str, payload: str, env: Mapping[str, str]) -> bytes | None:
+    """The request's bytes, or None when a field holds a NUL (the call is then judged in-process)."""
+    fields = [MAGIC, version, agent, payload]
+    for key, value in forwarded_env(env).items():
+        fields += [key, value]
+    if any(NUL in field for field in fields):
+        return None
+    return NUL.join(fields).encode("utf-8", "surrogateescape")
+
+
+def decode_request(raw: bytes) -> tuple[str, str, str, dict[str, str]]:
+    """(version, agent, payload, env) of a request; ValueError when it is not one."""
+    fields = raw.decode("utf-8", "surrogateescape").split(NUL)
+    if len(fields) < 4 or fields[0] != MAGIC or len(fields) % 2:
+        raise ValueError("not a policy-engine request")
+    env = dict(zip(fields[4::2], fields[5::2], strict=True))
+    return fields[1], fields[2], fields[3], env
+
+
+def encode_reply(version: str, status: int, stdout: str, stderr: str) -> bytes:
+    fields = [MAGIC, version, str(status), stdout.replace(NUL, ""), stderr.replace(NUL, "")]
+    return NUL.join(fields).encode("utf-8", "surrogateescape")
+
+
+def decode_reply(raw: bytes, version: str) -> Reply | None:
+    """The reply, or None when it is not one of this version's (the caller then judges itself)."""
+    fields = raw.decode("utf-8", "surrogateescape").split(NUL)
+    if len(fields) != 5 or fields[0] != MAGIC or fields[1] != version or not fields[2].isdigit():
+        return None
+    return Reply(fields[3], fields[4], int(fields[2]))
+
+
+def _hook_agent(argv: list[str]) -> str | None:
+    """The agent of ``policy hook --agent NAME`` (or ``--agent=NAME``), else None."""
+    if len(argv) == 3 and argv[0] == "hook" and argv[1] == "--agent":
+        return argv[2]
+    if len(argv) == 2 and argv[0] == "hook" and argv[1].startswith("--agent="):
+        return argv[1].split("=", 1)[1]
+    return None
+
+
+def ask_daemon(agent: str, text: str, env: Mapping[str, str], timeout: float) -> Reply | None:
+    """The daemon's reply, or None when it cannot answer (not running, stale, another version, too
+    slow): the caller then judges in-process."""
+    from policy_engine.version import __version__
+
+    request = encode_request(__version__, agent, text, env)
+    if request is None:
+        return None
+    connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        connection.settimeout(timeout)
+        connection.connect(os.path.join(state_directory(env), SOCKET_NAME))
+        connection.sendall(request)
+        connection.shutdown(_socket.SHUT_WR)
+        chunks = []
+        while chunk := connection.recv(65536):
+            chunks.append(chunk)
+    except OSError:
+        return None
+    finally:
+        connection.close()
+    return decode_reply(b"".join(chunks), __version__)
+
+
+def start_daemon(env: Mapping[str, str]) -> None:
+    """Start ``policy serve`` in the background for later calls (this one is judged in-process)."""
+    import contextlib
+    import subprocess
+
+    with contextlib.suppress(OSError):  # no daemon: every call is judged in-process
+        subprocess.Popen(
+            [sys.executable, "-m", "policy_engine", "serve"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            env=dict(env),
+        )
+
+
+def _timeout(env: Mapping[str, str]) -> float:
+    try:
+        return float(env.get("POLICY_ENGINE_HOOK_TIMEOUT", "20"))
+    except ValueError:
+        return 20.0
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    agent = _hook_agent(argv)
+    env = os.environ
+    from policy_engine.adapters import AGENTS
+
+    if agent in AGENTS and env.get("POLICY_ENGINE_DAEMON", "1") not in ("0", "false", "no", "off"):
+        text = sys.stdin.read()
+        reply = ask_daemon(agent, text, env, _timeout(env))
+        if reply is None:
+            start_daemon(env)
+            from policy_engine.hook import run
+
+            judged = run(agent, text, env)
+            reply = Reply(judged.stdout, judged.stderr, judged.status)
+        sys.stdout.write(reply.stdout)
+        sys.stderr.write(reply.stderr)
+        return reply.status
+    from policy_engine.cli import main as cli_main
+
+    return cli_main(argv)
+
+
+if __name__ == "__main__":  # `python …/policy_engine/client.py hook --agent NAME`: see install.py
+    sys.exit(main())

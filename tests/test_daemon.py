@@ -1,0 +1,166 @@
+"""`policy serve` and the stdlib-only client: the same answers as in-process, policy edits picked up,
+other versions and stale sockets falling back to in-process judging, user-only permissions."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import REPO, Sandbox
+
+from policy_engine.install import hook_command
+
+POLICY = '{ "policies": { "p": { "defaultAction": "allow", "rules": [ { "action": "deny", "tool": "bash", "pattern": "%s" } ] } }, "defaultPolicy": "p" }'
+
+
+def payload(cwd: Path, command: str) -> str:
+    return json.dumps(
+        {
+            "session_id": "s1",
+            "cwd": str(cwd),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_use_id": "t1",
+        }
+    )
+
+
+def wait_for(path: Path, present: bool = True, seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while path.exists() != present:
+        assert time.monotonic() < deadline, f"{path} {'never appeared' if present else 'stayed'}"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def daemon(sandbox: Sandbox) -> Iterator[Path]:
+    """A running `policy serve` for the sandbox; its socket path."""
+    sandbox.write(sandbox.user_config, POLICY % "rm *")
+    sandbox.env["POLICY_ENGINE_STATE_DIR"] = str(sandbox.root / "state")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "policy_engine", "serve", "--idle", "120"], env=sandbox.env, cwd=str(REPO)
+    )
+    path = sandbox.root / "state" / "daemon.sock"
+    try:
+        wait_for(path)
+        yield path
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def hook(
+    sandbox: Sandbox, text: str, *, daemon: bool, importtime: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """The hook as `policy install` writes it into the agents' settings."""
+    argv = shlex.split(hook_command("claude"))
+    if importtime:
+        argv.insert(1, "-Ximporttime")
+    env = {**sandbox.env, "POLICY_ENGINE_DAEMON": "1" if daemon else "0"}
+    return subprocess.run(argv, input=text, capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_the_daemon_answers_as_in_process_judging_does(sandbox: Sandbox, daemon: Path) -> None:
+    project = sandbox.project("repo")
+    for command in ("ls", "rm -rf build"):
+        served = hook(sandbox, payload(project, command), daemon=True, importtime=True)
+        direct = hook(sandbox, payload(project, command), daemon=False)
+        assert (served.returncode, served.stdout) == (direct.returncode, direct.stdout)
+        # Answered over the socket: the engine was never imported by the hook's process.
+        imported = {
+            line.split("|")[-1].strip() for line in served.stderr.splitlines() if "import time" in line
+        }
+        assert "policy_engine.version" in imported and "policy_engine.engine" not in imported
+        assert "typing" not in imported and "json" not in imported
+    decision = json.loads(direct.stdout)["hookSpecificOutput"]["permissionDecision"]
+    assert decision == "deny"
+
+
+def test_a_policy_edit_takes_effect_on_the_next_call(sandbox: Sandbox, daemon: Path) -> None:
+    project = sandbox.project("repo")
+    first = hook(sandbox, payload(project, "curl https://x"), daemon=True)
+    assert json.loads(first.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
+    sandbox.write(sandbox.user_config, POLICY % "curl *")
+    second = hook(sandbox, payload(project, "curl https://x"), daemon=True)
+    assert json.loads(second.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_the_socket_is_the_users_alone(sandbox: Sandbox, daemon: Path) -> None:
+    assert stat.S_IMODE(daemon.stat().st_mode) == 0o600
+    assert stat.S_IMODE(daemon.parent.stat().st_mode) == 0o700
+
+
+def test_another_version_is_refused_and_judged_in_process(
+    sandbox: Sandbox, daemon: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from policy_engine import client, version
+
+    text = payload(sandbox.project("repo"), "ls")
+    assert client.ask_daemon("claude", text, sandbox.env, 10) is not None
+    monkeypatch.setattr(version, "__version__", "0.0.0-another")
+    assert client.ask_daemon("claude", text, sandbox.env, 10) is None
+
+
+def test_a_stale_socket_falls_back_and_starts_a_daemon(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.user_config, POLICY % "rm *")
+    state = sandbox.root / "state"
+    state.mkdir(mode=0o700)
+    sandbox.env["POLICY_ENGINE_STATE_DIR"] = str(state)
+    path = state / "daemon.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stale:
+        stale.bind(str(path))  # bound, never listening: what a crashed daemon leaves behind
+    project = sandbox.project("repo")
+    try:
+        result = hook(sandbox, payload(project, "rm -rf x"), daemon=True)
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+        # The call started a daemon, which replaced the stale socket: the next call is served.
+        deadline = time.monotonic() + 20
+        from policy_engine import client
+
+        while client.ask_daemon("claude", payload(project, "ls"), sandbox.env, 5) is None:
+            assert time.monotonic() < deadline, "no daemon was started"
+            time.sleep(0.1)
+    finally:
+        stopped = sandbox.run("serve", "--stop")
+        assert stopped.returncode == 0
+    wait_for(path, present=False)
+
+
+def test_stop_and_idle(sandbox: Sandbox) -> None:
+    sandbox.env["POLICY_ENGINE_STATE_DIR"] = str(sandbox.root / "state")
+    path = sandbox.root / "state" / "daemon.sock"
+    idle = subprocess.Popen(
+        [sys.executable, "-m", "policy_engine", "serve", "--idle", "0.5"], env=sandbox.env
+    )
+    assert idle.wait(timeout=30) == 0  # left by itself
+    assert not path.exists()
+    running = subprocess.Popen(
+        [sys.executable, "-m", "policy_engine", "serve", "--idle", "120"], env=sandbox.env
+    )
+    wait_for(path)
+    assert sandbox.run("serve", "--stop").stdout.strip() == "stopped"
+    assert running.wait(timeout=30) == 0
+    assert not path.exists()
+    assert sandbox.run("serve", "--stop").stdout.strip() == "no daemon was running"
+
+
+def test_a_second_daemon_leaves_the_first_alone(sandbox: Sandbox, daemon: Path) -> None:
+    second = subprocess.run(
+        [sys.executable, "-m", "policy_engine", "serve", "--idle", "5"], env=sandbox.env, timeout=30
+    )
+    assert second.returncode == 0
+    assert os.path.exists(daemon)
+    from policy_engine import client
+
+    assert client.ask_daemon("claude", payload(sandbox.project("repo"), "ls"), sandbox.env, 5) is not None

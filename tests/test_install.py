@@ -1,0 +1,623 @@
+"""policy install / uninstall / doctor: real settings files under a fake HOME and project."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import policy_engine
+from policy_engine import install as inst
+from policy_engine.install import AGENTS, Check, doctor, executable, hook_command, install, uninstall
+
+SCOPES = ("user", "project")
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def env(home: Path) -> dict[str, str]:
+    return {"HOME": str(home)}
+
+
+def expected_path(agent: str, scope: str, home: Path, project: Path) -> Path:
+    """Where each agent reads its hooks, written out independently of the module's table."""
+    user = {
+        "claude": ".claude/settings.json",
+        "codex": ".codex/hooks.json",
+        "gemini": ".gemini/settings.json",
+        "cursor": ".cursor/hooks.json",
+        "copilot": ".copilot/hooks/policy-engine.json",
+    }
+    in_project = {
+        "claude": ".claude/settings.json",
+        "codex": ".codex/hooks.json",
+        "gemini": ".gemini/settings.json",
+        "cursor": ".cursor/hooks.json",
+        "copilot": ".github/hooks/policy-engine.json",
+    }
+    return home / user[agent] if scope == "user" else project / in_project[agent]
+
+
+def fresh_install(agent: str) -> dict[str, Any]:
+    """The whole file install writes into an empty directory."""
+    command = hook_command(agent)
+
+    def group(timeout: int) -> list[Any]:
+        return [{"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": timeout}]}]
+
+    if agent == "claude":
+        return {"hooks": {"PreToolUse": group(30), "PostToolUse": group(30)}}
+    if agent == "codex":
+        return {"hooks": {"PreToolUse": group(30)}}
+    if agent == "gemini":
+        return {"hooks": {"BeforeTool": group(30000), "AfterTool": group(30000)}}
+    if agent == "cursor":
+        entry = [{"command": command}]
+        events = ("beforeShellExecution", "beforeReadFile", "beforeMCPExecution")
+        return {"version": 1, "hooks": dict.fromkeys(events, entry)}
+    entry = [{"type": "command", "bash": command, "timeoutSec": 30}]
+    return {"version": 1, "hooks": {"preToolUse": entry, "postToolUse": entry}}
+
+
+# Settings files that already hold other hooks (of the same events and others) and other keys.
+OTHERS: dict[str, dict[str, Any]] = {
+    "claude": {
+        "model": "opus",
+        "permissions": {"allow": ["Bash(ls:*)"]},
+        "hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+        },
+        "env": {"FOO": "bär"},
+    },
+    "codex": {
+        "description": "team hooks",
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "python3 check.py"}]}
+            ],
+            "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "hi"}]}],
+        },
+    },
+    "gemini": {
+        "theme": "GitHub",
+        "hooksConfig": {"enabled": True},
+        "hooks": {
+            "BeforeTool": [
+                {
+                    "matcher": "write_file|replace",
+                    "hooks": [{"type": "command", "command": "lint.sh", "timeout": 5000}],
+                }
+            ],
+            "SessionEnd": [{"hooks": [{"type": "command", "command": "bye"}]}],
+        },
+    },
+    "cursor": {
+        "version": 1,
+        "hooks": {
+            "beforeShellExecution": [{"command": "./hooks/audit.sh"}],
+            "afterFileEdit": [{"command": "./hooks/format.sh"}],
+        },
+    },
+    "copilot": {
+        "version": 1,
+        "hooks": {
+            "preToolUse": [{"type": "command", "bash": "./scripts/check.sh", "timeoutSec": 10}],
+            "sessionStart": [{"type": "command", "bash": "echo start"}],
+        },
+    },
+}
+
+# Each agent's pre-tool event and a reader of the first pre-tool entry's command.
+PRE_EVENT = {
+    "claude": "PreToolUse",
+    "codex": "PreToolUse",
+    "gemini": "BeforeTool",
+    "cursor": "beforeShellExecution",
+    "copilot": "preToolUse",
+}
+GROUPED = {"claude", "codex", "gemini"}
+KEY = {"claude": "command", "codex": "command", "gemini": "command", "cursor": "command", "copilot": "bash"}
+
+
+def commands(doc: dict[str, Any], agent: str, event: str) -> list[str]:
+    """Every command of ``event`` in ``doc``, in order."""
+    entries = doc.get("hooks", {}).get(event, [])
+    if agent in GROUPED:
+        entries = [handler for group in entries for handler in group["hooks"]]
+    return [entry[KEY[agent]] for entry in entries]
+
+
+def text(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def backups(path: Path) -> list[Path]:
+    return sorted(path.parent.glob(path.name + ".bak-*"))
+
+
+# --- where ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scope", SCOPES)
+@pytest.mark.parametrize("agent", AGENTS)
+def test_settings_path(agent: str, scope: str, home: Path, project: Path, env: dict[str, str]) -> None:
+    path = inst.settings_path(agent, scope, str(project), env)
+    assert path == str(expected_path(agent, scope, home, project))
+
+
+def test_codex_and_copilot_homes_move_with_their_variables(tmp_path: Path, env: dict[str, str]) -> None:
+    moved = {**env, "CODEX_HOME": str(tmp_path / "cx"), "COPILOT_HOME": str(tmp_path / "cp")}
+    assert inst.settings_path("codex", "user", "/p", moved) == str(tmp_path / "cx" / "hooks.json")
+    assert inst.settings_path("copilot", "user", "/p", moved) == str(
+        tmp_path / "cp" / "hooks" / "policy-engine.json"
+    )
+
+
+def test_unknown_agent_scope_or_home_is_refused(project: Path, env: dict[str, str]) -> None:
+    with pytest.raises(ValueError, match='unknown agent "vim"'):
+        install("vim", "user", str(project), env)
+    with pytest.raises(ValueError, match='unknown agent "vim"'):
+        hook_command("vim")
+    with pytest.raises(ValueError, match='unknown scope "global"'):
+        install("claude", "global", str(project), env)
+    with pytest.raises(ValueError, match="HOME is not set"):
+        install("claude", "user", str(project), {})
+
+
+# --- the command ----------------------------------------------------------------------------------
+
+
+def test_executable_is_this_interpreter_on_the_client_module() -> None:
+    argv = executable()
+    assert argv == [os.path.abspath(sys.executable), str(Path(policy_engine.__file__).parent / "client.py")]
+    assert all(os.path.isabs(part) and os.path.isfile(part) for part in argv)
+
+
+def test_hook_command_is_shell_quoted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    python = tmp_path / "my venv" / "bin" / "python"
+    monkeypatch.setattr(sys, "executable", str(python))
+    client = str(Path(policy_engine.__file__).parent / "client.py")
+    assert hook_command("gemini") == f"'{python}' {shlex.quote(client)} hook --agent gemini"
+    assert shlex.split(hook_command("gemini")) == [str(python), client, "hook", "--agent", "gemini"]
+
+
+def test_the_installed_command_answers_a_hook(tmp_path: Path) -> None:
+    import subprocess
+
+    payload = {
+        "session_id": "s",
+        "cwd": str(tmp_path),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "tool_use_id": "t",
+    }
+    env = {
+        "HOME": str(tmp_path),
+        "POLICY_ENGINE_DAEMON": "0",
+        "POLICY_ENGINE_MANAGED_CONFIG": "",
+        "PATH": os.environ.get("PATH", ""),
+    }
+    result = subprocess.run(
+        shlex.split(hook_command("claude")),
+        input=json.dumps(payload),
+        text=True,
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
+
+
+# --- install and uninstall --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scope", SCOPES)
+@pytest.mark.parametrize("agent", AGENTS)
+def test_install_into_an_empty_directory(
+    agent: str, scope: str, home: Path, project: Path, env: dict[str, str]
+) -> None:
+    path = expected_path(agent, scope, home, project)
+    result = install(agent, scope, str(project), env)
+    assert result == (str(path), True, None)
+    assert path.read_text() == text(fresh_install(agent))
+    installed = path.read_bytes()
+
+    again = install(agent, scope, str(project), env)
+    assert again == (str(path), False, None)
+    assert path.read_bytes() == installed
+
+    removed = uninstall(agent, scope, str(project), env)
+    assert removed.changed
+    assert removed.backup is not None
+    assert Path(removed.backup).read_bytes() == installed
+    if agent == "copilot":
+        assert not path.exists()  # the file was ours alone
+    else:
+        assert json.loads(path.read_text()) == ({"version": 1} if agent == "cursor" else {})
+    assert uninstall(agent, scope, str(project), env).changed is False
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_install_merges_with_other_hooks_and_keys(
+    agent: str, home: Path, project: Path, env: dict[str, str]
+) -> None:
+    path = expected_path(agent, "project", home, project)
+    path.parent.mkdir(parents=True)
+    original = text(OTHERS[agent])
+    path.write_text(original)
+
+    result = install(agent, "project", str(project), env)
+    assert result.changed
+    assert result.backup is not None
+    assert Path(result.backup).read_text() == original
+    doc = json.loads(path.read_text())
+    assert list(doc) == list(OTHERS[agent])  # every key kept, in order
+    for key, value in OTHERS[agent].items():
+        if key != "hooks":
+            assert doc[key] == value
+    for event, entries in OTHERS[agent]["hooks"].items():
+        ours = [hook_command(agent)] if event in fresh_install(agent)["hooks"] else []
+        assert commands(doc, agent, event) == commands(OTHERS[agent], agent, event) + ours
+        assert doc["hooks"][event][: len(entries)] == entries
+    for event in fresh_install(agent)["hooks"]:
+        assert commands(doc, agent, event).count(hook_command(agent)) == 1
+    installed = path.read_bytes()
+
+    assert install(agent, "project", str(project), env) == (str(path), False, None)
+    assert path.read_bytes() == installed
+    assert len(backups(path)) == 1
+
+    removed = uninstall(agent, "project", str(project), env)
+    assert removed.changed
+    assert path.read_text() == original  # byte for byte
+    assert removed.backup is not None
+    assert Path(removed.backup).read_bytes() == installed
+    assert len(backups(path)) == 2
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_uninstall_leaves_a_file_without_our_hook_alone(
+    agent: str, home: Path, project: Path, env: dict[str, str]
+) -> None:
+    path = expected_path(agent, "user", home, project)
+    assert uninstall(agent, "user", str(project), env) == (str(path), False, None)
+    assert not path.exists()
+    path.parent.mkdir(parents=True)
+    original = json.dumps(OTHERS[agent])  # not indent 2: untouched all the same
+    path.write_text(original)
+    assert uninstall(agent, "user", str(project), env) == (str(path), False, None)
+    assert path.read_text() == original
+    assert backups(path) == []
+
+
+def test_an_older_entry_of_ours_is_replaced_in_place(home: Path, project: Path, env: dict[str, str]) -> None:
+    path = home / ".claude" / "settings.json"
+    path.parent.mkdir()
+    handlers = [
+        {"type": "command", "command": "first.sh"},
+        {"type": "command", "command": "/old/venv/bin/policy hook --agent claude", "timeout": 5},
+        {"type": "command", "command": "other-tool hook --agent claude"},  # not ours
+        {"type": "command", "command": "/usr/bin/python3 -m policy_engine hook --agent claude"},
+    ]
+    path.write_text(text({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": handlers}]}}))
+
+    assert install("claude", "user", str(project), env).changed
+    doc = json.loads(path.read_text())
+    kept = doc["hooks"]["PreToolUse"]
+    assert kept == [
+        {
+            "matcher": "Bash",
+            "hooks": [
+                handlers[0],
+                {"type": "command", "command": hook_command("claude"), "timeout": 5},
+                handlers[2],
+            ],
+        }
+    ]
+    assert commands(doc, "claude", "PostToolUse") == [hook_command("claude")]
+
+    assert uninstall("claude", "user", str(project), env).changed
+    doc = json.loads(path.read_text())
+    assert doc == {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handlers[0], handlers[2]]}]}}
+
+
+def test_a_group_of_ours_alone_goes_with_it(home: Path, project: Path, env: dict[str, str]) -> None:
+    path = home / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    stale = {"matcher": "*", "hooks": [{"type": "command", "command": "/gone/policy hook --agent gemini"}]}
+    other = {"matcher": "read_file", "hooks": [{"type": "command", "command": "audit"}]}
+    path.write_text(text({"hooks": {"BeforeTool": [stale, other], "AfterTool": []}}))
+    assert uninstall("gemini", "user", str(project), env).changed
+    assert json.loads(path.read_text()) == {"hooks": {"BeforeTool": [other], "AfterTool": []}}
+
+
+@pytest.mark.parametrize("content", ["[1, 2]", '"settings"', "{not json", "null"])
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_settings_file_that_is_not_a_json_object_is_refused_and_untouched(
+    agent: str, content: str, home: Path, project: Path, env: dict[str, str]
+) -> None:
+    path = expected_path(agent, "project", home, project)
+    path.parent.mkdir(parents=True)
+    path.write_text(content)
+    for action in (install, uninstall):
+        with pytest.raises(ValueError, match="left untouched"):
+            action(agent, "project", str(project), env)
+    assert path.read_text() == content
+    assert backups(path) == []
+
+
+def test_a_file_that_is_not_utf8_is_refused(home: Path, project: Path, env: dict[str, str]) -> None:
+    path = home / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_bytes(b'{"model": "\xff"}')
+    with pytest.raises(ValueError, match="not UTF-8"):
+        install("claude", "user", str(project), env)
+    assert path.read_bytes() == b'{"model": "\xff"}'
+
+
+def test_hooks_of_the_wrong_type_are_refused(home: Path, project: Path, env: dict[str, str]) -> None:
+    path = home / ".claude" / "settings.json"
+    path.parent.mkdir()
+    for doc in ({"hooks": []}, {"hooks": {"PreToolUse": {"matcher": "*"}}}):
+        path.write_text(json.dumps(doc))
+        with pytest.raises(ValueError, match="left untouched"):
+            install("claude", "user", str(project), env)
+        assert json.loads(path.read_text()) == doc
+
+
+def test_an_empty_file_is_an_empty_object(home: Path, project: Path, env: dict[str, str]) -> None:
+    path = home / ".cursor" / "hooks.json"
+    path.parent.mkdir()
+    path.write_text("")
+    result = install("cursor", "user", str(project), env)
+    assert result.changed
+    assert result.backup is not None
+    assert Path(result.backup).read_text() == ""
+    assert json.loads(path.read_text()) == fresh_install("cursor")
+
+
+def test_mode_is_kept_for_the_file_and_its_backup(home: Path, project: Path, env: dict[str, str]) -> None:
+    path = home / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{"env": {"ANTHROPIC_API_KEY": "secret"}}\n')
+    path.chmod(0o600)
+    result = install("claude", "user", str(project), env)
+    assert result.backup is not None
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(Path(result.backup).stat().st_mode) == 0o600
+
+
+def test_a_symlinked_settings_file_stays_a_link(
+    tmp_path: Path, home: Path, project: Path, env: dict[str, str]
+) -> None:
+    real = tmp_path / "dotfiles" / "settings.json"
+    real.parent.mkdir()
+    real.write_text('{"model": "opus"}\n')
+    link = home / ".claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    result = install("claude", "user", str(project), env)
+    assert link.is_symlink()
+    assert json.loads(real.read_text())["model"] == "opus"
+    assert commands(json.loads(real.read_text()), "claude", "PreToolUse") == [hook_command("claude")]
+    assert result.backup is not None
+    assert Path(result.backup).read_text() == '{"model": "opus"}\n'
+
+
+# --- doctor ---------------------------------------------------------------------------------------
+
+
+class FakeHook:
+    """An injected ``run``: records each call and answers by the command in the payload."""
+
+    def __init__(self, harmless: tuple[int, str, str], dangerous: tuple[int, str, str]) -> None:
+        self.harmless = harmless
+        self.dangerous = dangerous
+        self.calls: list[tuple[list[str], dict[str, Any]]] = []
+
+    def __call__(self, argv: list[str], stdin: str) -> tuple[int, str, str]:
+        payload = json.loads(stdin)
+        self.calls.append((argv, payload))
+        return self.dangerous if "rm -rf /" in stdin else self.harmless
+
+
+ALLOW = {
+    "claude": {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}},
+    "codex": {},
+    "gemini": {"decision": "allow"},
+    "cursor": {"permission": "allow"},
+    "copilot": {"permissionDecision": "allow"},
+}
+DENY = {
+    "claude": {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}},
+    "codex": {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}},
+    "gemini": {"decision": "deny", "reason": "no"},
+    "cursor": {"permission": "deny"},
+    "copilot": {"permissionDecision": "deny", "permissionDecisionReason": "no"},
+}
+
+
+def shell_command(agent: str, payload: dict[str, Any]) -> str:
+    """The command a sample payload asks to run, read in the agent's own shape."""
+    if agent == "cursor":
+        return str(payload["command"])
+    if agent == "copilot":
+        return str(json.loads(payload["toolArgs"])["command"])
+    return str(payload["tool_input"]["command"])
+
+
+def by_name(checks: list[Check]) -> dict[str, Check]:
+    return {check.name: check for check in checks}
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_doctor_on_a_good_installation(agent: str, project: Path, env: dict[str, str]) -> None:
+    install(agent, "user", str(project), env)
+    hook = FakeHook((0, json.dumps(ALLOW[agent]), ""), (2, "", "[policy-engine] Denied: rm -rf /"))
+    checks = doctor([agent], "user", str(project), env, run=hook)
+    assert [check for check in checks if not check.ok] == []
+    assert all(check.fix is None for check in checks)
+    names = [check.name for check in checks]
+    assert names[0] == f"{agent}: settings file"
+    for event in fresh_install(agent)["hooks"]:
+        assert f"{agent}: {event} hook" in names
+    assert names[-2:] == [
+        f"{agent}: harmless call (ls) allowed",
+        f"{agent}: destructive call (rm -rf /) blocked",
+    ]
+
+    assert [argv for argv, _ in hook.calls] == [[*executable(), "hook", "--agent", agent]] * 2
+    for (_, payload), command in zip(hook.calls, ("ls", "rm -rf /"), strict=True):
+        assert shell_command(agent, payload) == command
+        assert payload["cwd"] == str(project)
+        assert payload["session_id"]
+    if agent in ("claude", "codex"):
+        assert hook.calls[0][1]["hook_event_name"] == "PreToolUse"
+        assert hook.calls[0][1]["tool_name"] == "Bash"
+    if agent == "gemini":
+        assert hook.calls[0][1]["tool_name"] == "run_shell_command"
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_doctor_accepts_a_deny_in_the_agents_shape(agent: str, project: Path, env: dict[str, str]) -> None:
+    hook = FakeHook((0, json.dumps(ALLOW[agent]), ""), (0, json.dumps(DENY[agent]), ""))
+    checks = by_name(doctor([agent], "project", str(project), env, run=hook))
+    assert checks[f"{agent}: destructive call (rm -rf /) blocked"].ok
+    assert checks[f"{agent}: harmless call (ls) allowed"].ok
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_doctor_on_a_missing_installation(agent: str, project: Path, env: dict[str, str]) -> None:
+    hook = FakeHook((0, "{}", ""), (2, "", "blocked"))
+    checks = doctor([agent], "project", str(project), env, run=hook)
+    failing = [check for check in checks if not check.ok]
+    assert [check.name for check in failing] == [f"{agent}: settings file"]
+    assert "does not exist" in failing[0].detail
+    assert failing[0].fix == f"run `policy install --agent {agent} --project`"
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_doctor_reports_bad_answers(agent: str, project: Path, env: dict[str, str]) -> None:
+    install(agent, "user", str(project), env)
+    crash = FakeHook((1, "", "Traceback: boom"), (0, json.dumps(ALLOW[agent]), ""))
+    checks = by_name(doctor([agent], "user", str(project), env, run=crash))
+    harmless = checks[f"{agent}: harmless call (ls) allowed"]
+    assert not harmless.ok
+    assert "exit status 1" in harmless.detail
+    assert "boom" in harmless.detail
+    assert harmless.fix is not None
+    assert f"policy hook --agent {agent}" in harmless.fix
+    dangerous = checks[f"{agent}: destructive call (rm -rf /) blocked"]
+    assert not dangerous.ok
+    assert dangerous.fix is not None
+    assert "rm -rf /" in dangerous.fix
+
+    not_json = FakeHook((0, "allowed", ""), (1, "", "error"))
+    checks = by_name(doctor([agent], "user", str(project), env, run=not_json))
+    assert "no JSON object" in checks[f"{agent}: harmless call (ls) allowed"].detail
+    assert not checks[f"{agent}: destructive call (rm -rf /) blocked"].ok
+
+    too_strict = FakeHook((0, json.dumps(DENY[agent]), ""), (2, "", "blocked"))
+    harmless = by_name(doctor([agent], "user", str(project), env, run=too_strict))[
+        f"{agent}: harmless call (ls) allowed"
+    ]
+    assert not harmless.ok
+    assert "denies" in harmless.detail
+
+
+def test_doctor_reports_an_entry_whose_executable_is_gone(
+    home: Path, project: Path, env: dict[str, str]
+) -> None:
+    path = home / ".cursor" / "hooks.json"
+    path.parent.mkdir()
+    path.write_text(
+        text(
+            {
+                "version": 1,
+                "hooks": {"beforeShellExecution": [{"command": "/gone/bin/policy hook --agent cursor"}]},
+            }
+        )
+    )
+    checks = by_name(doctor(["cursor"], "user", str(project), env, run=FakeHook((0, "{}", ""), (2, "", ""))))
+    shell = checks["cursor: beforeShellExecution hook"]
+    assert not shell.ok
+    assert "/gone/bin/policy does not exist" in shell.detail
+    assert shell.fix == "run `policy install --agent cursor --user`"
+    assert not checks["cursor: beforeReadFile hook"].ok
+    assert checks["cursor: settings file"].ok
+
+
+def test_doctor_reports_an_invalid_settings_file(home: Path, project: Path, env: dict[str, str]) -> None:
+    path = home / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    path.write_text("{\n  // a comment\n}\n")
+    checks = doctor(["gemini"], "user", str(project), env, run=FakeHook((0, "{}", ""), (2, "", "")))
+    first = checks[0]
+    assert (first.name, first.ok) == ("gemini: settings file", False)
+    assert "not valid JSON" in first.detail
+    assert first.fix is not None
+    assert str(path) in first.fix
+    assert path.read_text() == "{\n  // a comment\n}\n"
+
+
+@pytest.mark.parametrize(
+    ("agent", "switch"),
+    [
+        ("claude", {"disableAllHooks": True}),
+        ("copilot", {"disableAllHooks": True}),
+        ("gemini", {"hooksConfig": {"enabled": False}}),
+    ],
+)
+def test_doctor_reports_hooks_switched_off(
+    agent: str, switch: dict[str, Any], project: Path, env: dict[str, str]
+) -> None:
+    path = Path(install(agent, "user", str(project), env).path)
+    path.write_text(text({**json.loads(path.read_text()), **switch}))
+    check = by_name(doctor([agent], "user", str(project), env, run=FakeHook((0, "{}", ""), (2, "", ""))))[
+        f"{agent}: hooks enabled"
+    ]
+    assert not check.ok
+    assert check.fix is not None
+    assert str(path) in check.fix
+
+
+def test_doctor_reads_codex_feature_switch(home: Path, project: Path, env: dict[str, str]) -> None:
+    install("codex", "user", str(project), env)
+    (home / ".codex" / "config.toml").write_text('model = "o3"\n[features]\nhooks = false\n')
+    check = by_name(doctor(["codex"], "user", str(project), env, run=FakeHook((0, "{}", ""), (2, "", ""))))[
+        "codex: hooks enabled"
+    ]
+    assert not check.ok
+    assert check.fix is not None
+    assert "config.toml" in check.fix
+
+
+def test_default_runner_runs_a_process_in_the_project(project: Path, env: dict[str, str]) -> None:
+    run = inst._subprocess_runner(str(project), env)
+    echo = [sys.executable, "-c", "import os, sys; print(os.getcwd()); print(sys.stdin.read())"]
+    status, stdout, _ = run(echo, "payload")
+    assert status == 0
+    assert stdout.split() == [os.path.realpath(project), "payload"]
+    assert run([str(project / "missing")], "")[0] == 127
