@@ -10,9 +10,9 @@ Run: python benchmarks/bench.py [--corpus DIR] [--config FILE] [--runs N]
 3. Start-up: `policy check "git status"` and `policy check "python3 -c ..."` as new processes
    (compiled cache warm) beside `python -c pass`, run alternately so that all see the same machine
    load; medians and their ratios.
-4. Hooks: `policy hook --agent claude` fed a PreToolUse payload (`git status`, in a session: state
-   store and decision log on, in a scratch state directory), without and with the daemon
-   (`policy serve`), beside `python -c pass`; medians, p95 and their ratios.
+4. Hooks: the command `policy install` writes for Claude Code fed a PreToolUse payload (`git status`,
+   in a session: state store and decision log on, in a scratch state directory), without and with
+   the daemon (`policy serve`), beside `python -c pass`; medians, p95 and their ratios.
 
 Figures on a shared machine are noisy: compare ratios measured in one run, not absolute times
 across runs.
@@ -167,9 +167,9 @@ def bench_hook(config: Path, runs: int, cwd: str) -> dict[str, float]:
             "tool_use_id": "t",
         }
     )
-    script = Path(sys.executable).with_name("policy")  # the installed entry point, as agents run it
-    runner = [str(script)] if script.exists() else [sys.executable, "-m", "policy_engine"]
-    hook = [*runner, "hook", "--agent", "claude"]
+    from policy_engine.install import executable
+
+    hook = [*executable(), "hook", "--agent", "claude"]  # the command `policy install` writes
     daemon = subprocess.Popen([sys.executable, "-m", "policy_engine", "serve", "--idle", "300"], env=env)
     try:
         deadline = time.monotonic() + 20

@@ -143,21 +143,24 @@ def main() -> int:
     env = os.environ
     from policy_engine.adapters import AGENTS
 
-    if agent in AGENTS and env.get("POLICY_ENGINE_DAEMON", "1") not in ("0", "false", "no", "off"):
-        text = sys.stdin.read()
+    if agent not in AGENTS:  # any other command, or a hook call argparse will explain
+        from policy_engine.cli import main as cli_main
+
+        return cli_main(argv)
+    text = sys.stdin.read()
+    reply = None
+    if env.get("POLICY_ENGINE_DAEMON", "1") not in ("0", "false", "no", "off"):
         reply = ask_daemon(agent, text, env, _timeout(env))
         if reply is None:
             start_daemon(env)
-            from policy_engine.hook import run
+    if reply is None:
+        from policy_engine.hook import run
 
-            judged = run(agent, text, env)
-            reply = Reply(judged.stdout, judged.stderr, judged.status)
-        sys.stdout.write(reply.stdout)
-        sys.stderr.write(reply.stderr)
-        return reply.status
-    from policy_engine.cli import main as cli_main
-
-    return cli_main(argv)
+        judged = run(agent, text, env)
+        reply = Reply(judged.stdout, judged.stderr, judged.status)
+    sys.stdout.write(reply.stdout)
+    sys.stderr.write(reply.stderr)
+    return reply.status
 
 
 if __name__ == "__main__":  # `python …/policy_engine/client.py hook --agent NAME`: see install.py

@@ -36,6 +36,8 @@ AGENT_SETTINGS = (
     (".gemini/settings.json", ".gemini", r"/settings\.json"),
     (".codex/", ".codex", r"(?:/.*)?"),
     (".cursor/hooks.json", ".cursor", r"/hooks\.json"),
+    (".github/hooks/", ".github", r"/hooks(?:/.*)?"),  # GitHub Copilot's, per repository
+    (".copilot/hooks/", ".copilot", r"/hooks(?:/.*)?"),  # and per user
 )
 
 

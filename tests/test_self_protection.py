@@ -33,6 +33,8 @@ def protected_files(sandbox: Sandbox, project: Path) -> dict[str, Path]:
         "gemini user settings": home / ".gemini" / "settings.json",
         "codex": home / ".codex" / "config.toml",
         "cursor hooks": project / ".cursor" / "hooks.json",
+        "copilot hooks": project / ".github" / "hooks" / "policy-engine.json",
+        "copilot user hooks": home / ".copilot" / "hooks" / "policy-engine.json",
     }
 
 
@@ -60,6 +62,8 @@ NAMES = [
     "gemini user settings",
     "codex",
     "cursor hooks",
+    "copilot hooks",
+    "copilot user hooks",
 ]
 
 WRITES = [

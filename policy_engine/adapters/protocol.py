@@ -9,7 +9,6 @@ CLI (``policy hook``) does the I/O; nothing here reads stdin or touches the disk
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -64,6 +63,8 @@ def proceed(reason: str) -> Reply:
 
 def approve_hint(call: ToolCall) -> str:
     """The command a person runs to allow this call for the session (agents that cannot ask)."""
+    import shlex  # only for an ask: it brings `re`
+
     words = ["policy", "approve"]
     if call.session_id:
         words += ["--session", call.session_id]
