@@ -6,7 +6,7 @@ framed by ``client.py`` — and answers the status, stdout and stderr that ``pol
 give. Engines are kept per working directory and environment, and rebuilt when a policy file or
 the trust store changes (their size and modification time are checked on every call), so an edit
 takes effect on the next call. A request from another version of the package is refused (the
-client then judges in-process). The daemon leaves after ``idle`` seconds without a request.
+client then judges in-process and starts a daemon of its own version), and the daemon leaves. The daemon leaves after ``idle`` seconds without a request.
 """
 
 from __future__ import annotations
@@ -81,8 +81,9 @@ class Daemon:
             version, agent, payload, env = decode_request(raw)
         except ValueError:
             return b""
-        if version != __version__:
-            return b""  # another version of the package: its client judges in-process
+        if version != __version__:  # the package was upgraded (or downgraded) under us:
+            self._stopping = True  # leave, so that the new version's client can start its own
+            return b""
         reply = run(agent, payload, env, engine_for=self.engine)
         return encode_reply(__version__, reply.status, reply.stdout, reply.stderr)
 

@@ -109,6 +109,7 @@ def test_another_version_is_refused_and_judged_in_process(
     assert client.ask_daemon("claude", text, sandbox.env, 10) is not None
     monkeypatch.setattr(version, "__version__", "0.0.0-another")
     assert client.ask_daemon("claude", text, sandbox.env, 10) is None
+    wait_for(daemon, present=False)  # the old daemon left, for the new version's to start
 
 
 def test_a_stale_socket_falls_back_and_starts_a_daemon(sandbox: Sandbox) -> None:
