@@ -6,7 +6,8 @@ framed by ``client.py`` — and answers the status, stdout and stderr that ``pol
 give. Engines are kept per working directory and environment, and rebuilt when a policy file or
 the trust store changes (their size and modification time are checked on every call), so an edit
 takes effect on the next call. A request from another version of the package is refused (the
-client then judges in-process and starts a daemon of its own version), and the daemon leaves. The daemon leaves after ``idle`` seconds without a request.
+client then judges in-process and starts a daemon of its own version), and the daemon leaves; it
+also leaves after ``idle`` seconds without a request.
 """
 
 from __future__ import annotations

@@ -12,26 +12,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..model import Action, Decision, ToolCall
-from .protocol import BLOCK, HookError, HookEvent, Reply, field, json_reply, proceed
+from ..model import Action, Decision
+from .protocol import BLOCK, HookEvent, Reply, json_reply, proceed, tool_event
 
 AGENT = "claude"
 EVENTS = {"PreToolUse": "pre", "PostToolUse": "post"}
 
 
 def read(payload: Mapping[str, Any]) -> HookEvent:
-    event = field(payload, "hook_event_name", str)
-    if event not in EVENTS:
-        raise HookError(f'the payload\'s hook_event_name "{event}" is not PreToolUse or PostToolUse')
-    call = ToolCall(
-        field(payload, "tool_name", str),
-        field(payload, "tool_input", dict),
-        field(payload, "cwd", str),
-        field(payload, "session_id", str, required=False),
-        field(payload, "tool_use_id", str, required=False),
-        AGENT,
-    )
-    return HookEvent(EVENTS[event], call, True if event == "PostToolUse" else None)
+    return tool_event(payload, EVENTS, AGENT, "tool_use_id")
 
 
 def answer(decision: Decision) -> Reply:

@@ -8,12 +8,11 @@ A log gives no decision. The payload names no session, so the circuit breakers d
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from ..model import Action, Decision, ToolCall
-from .protocol import BLOCK, HookError, HookEvent, Reply, field, json_reply, proceed
+from .protocol import BLOCK, HookEvent, Reply, arguments, field, json_reply, proceed
 
 AGENT = "copilot"
 # Copilot CLI's tool names that are not ours.
@@ -21,17 +20,16 @@ TOOLS = {"shell": "bash", "view": "read", "create": "write", "str_replace": "edi
 
 
 def read(payload: Mapping[str, Any]) -> HookEvent:
-    arguments = payload.get("toolArgs")
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            raise HookError('the payload\'s "toolArgs" is not JSON') from None
-    if not isinstance(arguments, dict):
-        raise HookError('the payload\'s "toolArgs" is not an object')
     tool = field(payload, "toolName", str)
     session = field(payload, "sessionId", str, required=False)
-    call = ToolCall(TOOLS.get(tool, tool), arguments, field(payload, "cwd", str), session, None, AGENT)
+    call = ToolCall(
+        TOOLS.get(tool, tool),
+        arguments(payload, "toolArgs"),
+        field(payload, "cwd", str),
+        session,
+        None,
+        AGENT,
+    )
     if "toolResult" in payload:
         return HookEvent("post", call, True)
     return HookEvent("pre", call)

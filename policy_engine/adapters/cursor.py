@@ -9,13 +9,12 @@ the camelCase of its first releases). A log gives no decision.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
 
 from ..model import Action, Decision, ToolCall
-from .protocol import BLOCK, HookError, HookEvent, Reply, field, json_reply, proceed
+from .protocol import BLOCK, HookError, HookEvent, Reply, arguments, field, json_reply, proceed
 
 AGENT = "cursor"
 
@@ -43,15 +42,7 @@ def _read_file(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
 
 
 def _mcp(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-    arguments = payload.get("tool_input")
-    if isinstance(arguments, str):  # some releases send the arguments as a JSON string
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            raise HookError('the payload\'s "tool_input" is not JSON') from None
-    if not isinstance(arguments, dict):
-        raise HookError('the payload\'s "tool_input" is not an object')
-    return field(payload, "tool_name", str), arguments
+    return field(payload, "tool_name", str), arguments(payload, "tool_input")
 
 
 _EVENTS = {"beforeShellExecution": _shell, "beforeReadFile": _read_file, "beforeMCPExecution": _mcp}

@@ -56,6 +56,40 @@ def field(
     return value
 
 
+def arguments(payload: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """A tool's arguments: an object, or a JSON string holding one (Copilot CLI, some Cursor
+    releases); HookError otherwise."""
+    value = payload.get(name)
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            raise HookError(f'the payload\'s "{name}" is not JSON') from None
+    if not isinstance(value, dict):
+        raise HookError(f'the payload\'s "{name}" is not an object')
+    return value
+
+
+def tool_event(
+    payload: Mapping[str, Any], events: Mapping[str, str], agent: str, call_id: str | None
+) -> HookEvent:
+    """The event of a Claude-shaped payload (``hook_event_name``, ``tool_name``, ``tool_input``,
+    ``cwd``, ``session_id``, and the tool-call id under ``call_id``), which Gemini CLI shares."""
+    event = field(payload, "hook_event_name", str)
+    if event not in events:
+        raise HookError(f'the payload\'s hook_event_name "{event}" is not {" or ".join(events)}')
+    call = ToolCall(
+        field(payload, "tool_name", str),
+        field(payload, "tool_input", dict),
+        field(payload, "cwd", str),
+        field(payload, "session_id", str, required=False),
+        field(payload, call_id, str, required=False) if call_id else None,
+        agent,
+    )
+    kind = events[event]
+    return HookEvent(kind, call, True if kind == "post" else None)
+
+
 def proceed(reason: str) -> Reply:
     """No decision: the agent's own permission flow decides (``onError: "allow"``)."""
     return json_reply({})
