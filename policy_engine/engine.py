@@ -177,7 +177,13 @@ class Engine:
         troubles: list[str] = []  # what went wrong with the state store, for the reason
         for atom in atoms_of(call, self.home, self._shell):
             found = [verdict for judge in self._judges for verdict in judge.judge(atom, context)]
-            if call.session_id and self._session_allows(call.session_id, atom_key(atom, cwd), troubles):
+            # Only an ask can be allowed for the session: an atom without one never opens the store.
+            asks = any(v.action is Action.ASK and v.kind != "protection" for v in found)
+            if (
+                asks
+                and call.session_id
+                and self._session_allows(call.session_id, atom_key(atom, cwd), troubles)
+            ):
                 found = [_session_allowed(verdict, call.session_id) for verdict in found]
             verdicts += found
         decisive = combine(verdicts)

@@ -77,12 +77,18 @@ def _payload(text: str) -> dict[str, Any]:
 def _engine(call: ToolCall, env: Mapping[str, str]) -> Engine:
     from .config.discover import state_directory
     from .engine import Engine
-    from .state import state_path
-    from .statedb import SqliteState
+    from .state import OnDemand, StateStore, state_path
 
     directory = state_directory(env)
-    state = SqliteState(state_path(directory))
-    return Engine(None, cwd=call.cwd, env=env, state=state, log=os.path.join(directory, LOG_FILE))
+
+    def open_store() -> StateStore:
+        from .statedb import SqliteState
+
+        return SqliteState(state_path(directory))
+
+    return Engine(
+        None, cwd=call.cwd, env=env, state=OnDemand(open_store), log=os.path.join(directory, LOG_FILE)
+    )
 
 
 def _describe(error: BaseException) -> str:

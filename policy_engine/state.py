@@ -13,7 +13,10 @@ Times are seconds since the epoch, as ``time.time()`` gives them. Events older t
 from __future__ import annotations
 
 import os
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 EVENT_RETENTION = 24 * 3600.0  # no breaker looks back further than a day; older events are pruned
 PRUNE_EVERY = 256  # recorded events between sweeps of other keys' stale rows (cheap, amortized)
@@ -84,3 +87,29 @@ class MemoryState:
 
     def clear(self, kind: str, session_id: str, key: str) -> None:
         self._events.pop((kind, session_id, key), None)
+
+
+class OnDemand:
+    """A store opened when first used: most calls (an allow, a log) never need one, and opening
+    the SQLite store costs a hook some 4 ms (importing sqlite3, the file, its pragmas)."""
+
+    def __init__(self, open_store: Callable[[], StateStore]) -> None:
+        self._open = open_store
+        self._store: StateStore | None = None
+
+    def _get(self) -> StateStore:
+        if self._store is None:
+            self._store = self._open()
+        return self._store
+
+    def allowed(self, session_id: str, key: str, now: float) -> bool:
+        return self._get().allowed(session_id, key, now)
+
+    def allow(self, session_id: str, key: str, expires: float) -> None:
+        self._get().allow(session_id, key, expires)
+
+    def tally(self, kind: str, session_id: str, key: str, *, now: float, window: float, record: bool) -> int:
+        return self._get().tally(kind, session_id, key, now=now, window=window, record=record)
+
+    def clear(self, kind: str, session_id: str, key: str) -> None:
+        self._get().clear(kind, session_id, key)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 from helpers import Sandbox, bash
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from policy_engine import Action
 from policy_engine.secrets import mask
@@ -91,3 +93,42 @@ def test_a_reason_never_shows_a_secret_of_the_command(sandbox: Sandbox) -> None:
     assert action is Action.ASK
     assert "s3cr3tvalue" not in reason and "sk-abcdefghijklmnopqrstuv" not in reason
     assert "Bearer ***" in reason
+
+
+SECRETISH = st.lists(
+    st.sampled_from(
+        [
+            *"aAkKeEyY:=-_ @/.'\"",
+            "sk-",
+            "gh",
+            "p_",
+            "AKIA",
+            "AIza",
+            "eyJ",
+            "token",
+            "Passw",
+            "secret",
+            "API",
+            "-----BEGIN ",
+            "PRIVATE KEY-----",
+            "Authorization",
+            "Bearer ",
+            "--password ",
+            "-u ",
+            "://",
+            "xoxb-",
+            "glpat-",
+            "0123456789ABCDEFGHIJ",
+            "abcdefghijklmnopqrstuvwxyz",
+        ]
+    ),
+    max_size=12,
+).map("".join)
+
+
+@given(st.lists(SECRETISH, max_size=6).map("".join))
+@settings(max_examples=1500, deadline=None)
+def test_skipping_texts_without_a_trigger_never_changes_what_is_masked(text: str) -> None:
+    from policy_engine.secrets import mask_all
+
+    assert mask(text) == mask_all(text)

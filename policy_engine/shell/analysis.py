@@ -10,14 +10,13 @@ is a doubt, carried by an atom, so that it is judged conservatively.
 from __future__ import annotations
 
 import pwd
+import re
 from typing import TYPE_CHECKING
 
 from ..model import Access, Atom, Sense
 from ..policy import InterpreterSettings
 from ..tools import BASH
 from .effects import Context, command_effects, locate, resolve_name
-from .grammar import parse
-from .walk import Walker
 from .words import Variables, Word
 
 if TYPE_CHECKING:
@@ -28,6 +27,21 @@ MAX_BYTES = 64 * 1024
 MAX_ATOMS = 2000
 DEFAULT_CODE = InterpreterSettings()
 WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
+
+# A line that bash reads as one simple command of literal words, without parsing: words of these
+# characters only (no quote, expansion, glob, brace, tilde, comment, operator or escape), separated
+# by spaces, the first neither an assignment, nor a reserved word, nor a declaration (which the
+# grammar reads apart). Such a line is judged without loading tree-sitter (some 10 ms of a hook's
+# start-up); tests check it gives the atoms of the parse on every such line of the corpus.
+_WORD = r"[A-Za-z0-9_./:=,+@%-]+"
+_LITERAL_LINE = re.compile(rf" *{_WORD}(?: +{_WORD})* *")
+_PARSED_FIRST = frozenset(
+    (
+        *("if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until"),
+        *("do", "done", "in", "function", "time", "coproc"),
+        *("declare", "typeset", "export", "local", "readonly", "unset"),
+    )
+)
 
 
 def user_home(user: str) -> str | None:
@@ -58,6 +72,16 @@ def join_continuations(line: str) -> str:
         out.append(char)
         index += 1
     return "".join(out)
+
+
+def literal_words(line: str) -> list[Word] | None:
+    """The words of ``line`` when it is one simple command of literal words (see _LITERAL_LINE)."""
+    if not _LITERAL_LINE.fullmatch(line):
+        return None
+    texts = line.split()
+    if "=" in texts[0] or texts[0] in _PARSED_FIRST:
+        return None
+    return [Word(text, True, False, text) for text in texts]
 
 
 class Analyzer:
@@ -97,6 +121,16 @@ class Analyzer:
         return tuple(atoms)
 
     def _line(self, line: str, cwd: str | None, depth: int) -> list[Atom]:
+        literal = literal_words(line)
+        if literal is not None:
+            return self._run(literal, cwd, None, depth, [], []) or [Atom(BASH, " ".join(line.split()), ())]
+        return self._parsed(line, cwd, depth)
+
+    def _parsed(self, line: str, cwd: str | None, depth: int) -> list[Atom]:
+        """The atoms of ``line`` by the syntax tree (tree-sitter is loaded on the first such line)."""
+        from .grammar import parse
+        from .walk import Walker
+
         source = join_continuations(line).encode("utf-8", "replace")
         tree = parse(source)
         walk = Walker(source, self.variables, self.knowledge).walk(tree.root_node, cwd)

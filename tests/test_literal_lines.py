@@ -1,0 +1,96 @@
+"""Lines of literal words are judged without tree-sitter; the atoms must be exactly those the parse
+gives, for every such line of the corpus and for generated ones."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import CORPUS
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from policy_engine.shell.analysis import Analyzer, literal_words
+from policy_engine.shell.knowledge import knowledge
+
+CWD = "/home/me/p"
+
+
+@pytest.fixture(scope="module")
+def analyzer(tmp_path_factory: pytest.TempPathFactory) -> Analyzer:
+    return Analyzer("/home/me", knowledge(str(tmp_path_factory.mktemp("cache"))))
+
+
+def same(analyzer: Analyzer, line: str) -> None:
+    assert literal_words(line) is not None, line
+    assert analyzer._line(line, CWD, 0) == analyzer._parsed(line, CWD, 0), line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "git status",
+        "ls -la",
+        "  npm   run build  ",
+        "rm -rf build",
+        "sudo rm -rf /",
+        "env FOO=1 python3 x.py",
+        "find . -name x -delete",
+        "xargs rm",
+        "timeout 5 curl https://example.com/a,b",
+        "cd /tmp",
+        "git commit -m fix",
+        "python3 -m pytest -x",
+        "bash",
+        "cat /etc/passwd",
+        "chmod -R 777 .",
+        "dd if=/dev/zero of=/tmp/x",
+        "tar czf /tmp/a.tgz .",
+    ],
+)
+def test_literal_lines_give_the_atoms_of_the_parse(analyzer: Analyzer, line: str) -> None:
+    same(analyzer, line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "FOO=1 ls",
+        "ls *.py",
+        "echo $HOME",
+        "ls ~",
+        "a; b",
+        "a && b",
+        "a | b",
+        "echo 'x'",
+        "ls # c",
+        "if",
+        "{a,b}",
+        "",
+    ],
+)
+def test_other_lines_are_parsed(line: str) -> None:
+    assert literal_words(line) is None
+
+
+WORD = st.text("abz019_./:=,+@%-", min_size=1, max_size=8)
+
+
+@given(
+    st.lists(WORD, min_size=1, max_size=6), st.sampled_from(["ls", "git", "rm", "env", "sudo", "find", "cat"])
+)
+@settings(max_examples=300, deadline=None)
+def test_generated_literal_lines(analyzer: Analyzer, words: list[str], name: str) -> None:
+    line = " ".join([name, *words])
+    same(analyzer, line)
+
+
+@pytest.mark.skipif(not (CORPUS / "tldr.txt").exists(), reason="needs ../shared/corpus")
+def test_every_literal_corpus_line(analyzer: Analyzer) -> None:
+    lines = [
+        line.strip()
+        for name in ("tldr.txt", "nl2bash.txt")
+        for line in (CORPUS / name).read_text(encoding="utf-8").splitlines()
+    ]
+    literal = [line for line in lines if line and literal_words(line) is not None]
+    assert len(literal) > 1000  # the fast path is worth having
+    different = [line for line in literal if analyzer._line(line, CWD, 0) != analyzer._parsed(line, CWD, 0)]
+    assert different == []
