@@ -334,6 +334,20 @@ def _add_install(commands: Any, name: str, text: str) -> None:
     parser.add_argument("--cwd", metavar="DIR", help="the project directory (default: the current one)")
 
 
+def _add_test(commands: Any) -> None:
+    test = commands.add_parser(
+        "test",
+        formatter_class=_HelpFormatter,
+        help='run the tests written in policy files (their "tests" key)',
+        description='Judge every call listed under a policy file\'s "tests" with the whole engine, '
+        "against that file alone, and report each one that does not get its expected decision.",
+        epilog="exit status: 0 every test passed; 1 a test failed; 3 a file is invalid.",
+    )
+    test.add_argument("files", nargs="*", metavar="FILE", help="policy files (default: the discovered ones)")
+    test.add_argument("--cwd", metavar="DIR", help="where to discover policy files (default: here)")
+    test.add_argument("--json", action="store_true", help="print the results as JSON")
+
+
 def _add_hook(commands: Any) -> None:
     from .adapters import AGENTS
 
@@ -361,6 +375,7 @@ _COMMANDS: dict[str, Any] = {
     "revoke": _add_revoke,
     "log": _add_log,
     "hook": _add_hook,
+    "test": _add_test,
     "serve": _add_serve,
     "install": lambda c: _add_install(c, "install", "add the policy hook to an agent's settings"),
     "uninstall": lambda c: _add_install(c, "uninstall", "remove the policy hook from an agent's settings"),
@@ -402,6 +417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "revoke": run_revoke,
         "log": run_log,
         "hook": run_hook,
+        "test": run_test,
         "serve": run_serve,
         "install": run_install,
         "uninstall": run_install,
@@ -833,3 +849,41 @@ def run_doctor(args: argparse.Namespace) -> int:
         if not check.ok and check.fix:
             print(f"     fix: {check.fix}")
     return 0 if all(check.ok for check in checks) else 1
+
+
+def run_test(args: argparse.Namespace) -> int:
+    from .config.discover import discover
+    from .filetests import describe, run_file
+
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    files = [os.path.abspath(path) for path in args.files] or [
+        source.path for source in discover(cwd, os.environ).sources
+    ]
+    if not files:
+        raise UsageError("no policy file given or found")
+    results = [result for path in files for result in run_file(path, os.environ)]
+    failed = [result for result in results if not result.passed]
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "file": r.file,
+                        "line": r.line,
+                        "test": r.number + 1,
+                        "passed": r.passed,
+                        "expected": str(r.expect),
+                        "action": str(r.decision.action),
+                        "reason": r.decision.reason,
+                    }
+                    for r in results
+                ],
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+    else:
+        for result in failed:
+            print(describe(result))
+        print(f"{len(results)} tests in {len(files)} files: {len(failed)} failed")
+    return 1 if failed else 0

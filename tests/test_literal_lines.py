@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import CORPUS
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from policy_engine.shell.analysis import Analyzer, literal_words
@@ -77,9 +77,10 @@ WORD = st.text("abz019_./:=,+@%-", min_size=1, max_size=8)
 @given(
     st.lists(WORD, min_size=1, max_size=6), st.sampled_from(["ls", "git", "rm", "env", "sudo", "find", "cat"])
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=2000, deadline=None)
 def test_generated_literal_lines(analyzer: Analyzer, words: list[str], name: str) -> None:
     line = " ".join([name, *words])
+    assume(literal_words(line) is not None)  # a word starting with = is left to the parse
     same(analyzer, line)
 
 
@@ -92,5 +93,62 @@ def test_every_literal_corpus_line(analyzer: Analyzer) -> None:
     ]
     literal = [line for line in lines if line and literal_words(line) is not None]
     assert len(literal) > 1000  # the fast path is worth having
+    different = [line for line in literal if analyzer._line(line, CWD, 0) != analyzer._parsed(line, CWD, 0)]
+    assert different == []
+
+
+ARGUMENTS = [
+    *("-r", "-rf", "x", "/etc/passwd", "a.txt", "--force", "-c", "run", "test", "-m", "pytest", "-e", "1"),
+    *(
+        "-i",
+        "-o",
+        "out",
+        "build/",
+        "..",
+        ".",
+        "-",
+        "--",
+        "a=b",
+        "-n",
+        "5",
+        "install",
+        "push",
+        "origin",
+        "main",
+    ),
+    *(
+        "-delete",
+        "-exec",
+        "rm",
+        "+",
+        "@file",
+        "%d",
+        "x:y",
+        "-f",
+        "/",
+        "--output=out",
+        "if=/dev/zero",
+        "of=/x",
+    ),
+]
+
+
+def test_every_known_command_with_literal_arguments(analyzer: Analyzer) -> None:
+    import random
+
+    from policy_engine.config.jsonc import parse
+    from policy_engine.shell.knowledge import DATA
+
+    with open(DATA, encoding="utf-8") as handle:
+        data = parse(handle.read(), DATA).data
+    names = [*data["commands"], *data.get("aliases", {})]
+    chooser = random.Random(7)
+    lines = [
+        " ".join([name, *chooser.sample(ARGUMENTS, chooser.randint(0, 5))])
+        for name in names
+        for _ in range(4)
+    ]
+    literal = [line for line in lines if literal_words(line) is not None]
+    assert len(literal) > 2000
     different = [line for line in literal if analyzer._line(line, CWD, 0) != analyzer._parsed(line, CWD, 0)]
     assert different == []

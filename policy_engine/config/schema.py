@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
+from ..tools import BASH, canonical_tool
+
 ActionName = Literal["allow", "nudge", "log", "ask", "deny"]
 DefaultActionName = Literal["allow", "log", "ask", "deny"]
 
@@ -158,6 +160,33 @@ class NudgeTimeout(_Strict):
     windowSeconds: float = Field(gt=0, le=86400, description="At most a day: older events are forgotten.")
 
 
+class PolicyTest(_Strict):
+    """A call written in a policy file with the decision it must get (``policy test`` runs them)."""
+
+    tool: str = Field(default="bash", min_length=1, description="The tool called (default: bash).")
+    command: str | None = Field(default=None, description="For bash: the command line.")
+    input: dict[str, Any] | None = Field(
+        default=None, description='The tool input, e.g. {"file_path": "/etc/hosts"} (bash: {"command": ...}).'
+    )
+    cwd: str | None = Field(
+        default=None,
+        description="The agent's working directory (default: the project directory of a project "
+        "file, else the directory holding the file); ~ is the home directory.",
+    )
+    expect: ActionName = Field(description="The decision the call must get.")
+    reason: str | None = Field(default=None, description="Text the decision's reason must contain.")
+
+    @model_validator(mode="after")
+    def _a_call(self) -> PolicyTest:
+        if self.command is None and self.input is None:
+            raise ValueError('give "command" (for bash) or "input"')
+        if self.command is not None and self.input is not None:
+            raise ValueError('give "command" or "input", not both')
+        if self.command is not None and canonical_tool(self.tool) != BASH:
+            raise ValueError(f'"command" is for bash; give the {self.tool} call as "input"')
+        return self
+
+
 class Config(_Strict):
     """A policy file (pi-control's format, accepted unchanged)."""
 
@@ -200,6 +229,11 @@ class Config(_Strict):
         description="enforce (default): decisions apply; inform: judged and reported, only pathProtection "
         "and managed denies block; ignore: likewise, and nothing is reported. An untrusted project file "
         "cannot set it.",
+    )
+
+    tests: list[PolicyTest] = Field(
+        default_factory=list,
+        description="Calls with the decision each must get, checked by `policy test` against this file.",
     )
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True, populate_by_name=True)

@@ -91,6 +91,7 @@ def _model_at(path: Path) -> type[BaseModel] | None:
         ("policies", str, "rules", int): schema.Rule,
         ("approvalRules", int): schema.ApprovalRule,
         ("pathProtection", str): schema.ProtectionBySense,
+        ("tests", int): schema.PolicyTest,
         ("interpreterAnalysis",): schema.InterpreterAnalysis,
         ("agentTimeout",): schema.AgentTimeout,
         ("nudgeTimeout",): schema.NudgeTimeout,

@@ -30,10 +30,11 @@ WRITE_OPERATORS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
 
 # A line that bash reads as one simple command of literal words, without parsing: words of these
 # characters only (no quote, expansion, glob, brace, tilde, comment, operator or escape), separated
-# by spaces, the first neither an assignment, nor a reserved word, nor a declaration (which the
-# grammar reads apart). Such a line is judged without loading tree-sitter (some 10 ms of a hook's
-# start-up); tests check it gives the atoms of the parse on every such line of the corpus.
-_WORD = r"[A-Za-z0-9_./:=,+@%-]+"
+# by spaces, none starting with = (zsh's =cmd; the grammar reads == as an operator), the first
+# neither an assignment, a reserved word nor a declaration (which the grammar reads apart). Such a
+# line is judged without loading tree-sitter (some 10 ms of a hook's start-up); tests check it gives
+# the atoms of the parse on every such line of the corpus, and on generated ones.
+_WORD = r"[A-Za-z0-9_./:,+@%-][A-Za-z0-9_./:=,+@%-]*"
 _LITERAL_LINE = re.compile(rf" *{_WORD}(?: +{_WORD})* *")
 _PARSED_FIRST = frozenset(
     (
