@@ -334,6 +334,58 @@ def _add_install(commands: Any, name: str, text: str) -> None:
     parser.add_argument("--cwd", metavar="DIR", help="the project directory (default: the current one)")
 
 
+def _add_lint(commands: Any) -> None:
+    lint = commands.add_parser(
+        "lint",
+        formatter_class=_HelpFormatter,
+        help="find mistakes in policy files, and run their tests (for CI)",
+        description="Report what the loader rejects (errors), rules and settings that do not do what they "
+        'seem to (warnings, silenced with "lintIgnore": ["PE101"] on a rule or a file), and in-file tests '
+        "that fail (errors).",
+        epilog="exit status: 0 clean; 1 errors (with --strict: or warnings).\n\nwarnings:\n"
+        + "\n".join(f"  {id_}  {text}" for id_, text in _lint_rules().items()),
+    )
+    lint.add_argument("files", nargs="*", metavar="FILE", help="policy files (default: the discovered ones)")
+    lint.add_argument(
+        "--format", choices=("text", "json", "sarif", "github"), default="text", help="output format"
+    )
+    lint.add_argument("--strict", action="store_true", help="warnings fail too")
+    lint.add_argument("--cwd", metavar="DIR", help="where to discover policy files (default: here)")
+
+
+def _lint_rules() -> dict[str, str]:
+    from .lint import RULES
+
+    return RULES
+
+
+def _add_diff(commands: Any) -> None:
+    diff = commands.add_parser(
+        "diff",
+        formatter_class=_HelpFormatter,
+        help="the calls whose decision changes between two policy files",
+        description="Judge a corpus of tool calls under OLD and under NEW (each file alone) and print every "
+        "call whose decision changed, loosening first: what a reviewer of a policy change wants to see.",
+        epilog="The corpus: both files' in-file tests, plus --corpus FILE (JSON Lines like `policy check "
+        "--batch`, or one bash command per line), else ../shared/corpus/tldr.txt beside the package when it "
+        "exists.\nexit status: 0 no change; 1 some decision changed; 3 a file is invalid.",
+    )
+    diff.add_argument("old", metavar="OLD", help="the policy file before")
+    diff.add_argument("new", metavar="NEW", help="the policy file after")
+    diff.add_argument("--corpus", metavar="FILE", help="tool calls to judge besides the files' tests")
+    diff.add_argument("--json", action="store_true", help="print the changes as JSON")
+
+
+def _add_schema(commands: Any) -> None:
+    commands.add_parser(
+        "schema",
+        formatter_class=_HelpFormatter,
+        help='print the JSON Schema of policy files (for editors: "$schema")',
+        description="Print the JSON Schema (draft 2020-12) of policy files; the same file ships in the "
+        "package and in the repository's schema/ directory.",
+    )
+
+
 def _add_test(commands: Any) -> None:
     test = commands.add_parser(
         "test",
@@ -376,6 +428,9 @@ _COMMANDS: dict[str, Any] = {
     "log": _add_log,
     "hook": _add_hook,
     "test": _add_test,
+    "lint": _add_lint,
+    "schema": _add_schema,
+    "diff": _add_diff,
     "serve": _add_serve,
     "install": lambda c: _add_install(c, "install", "add the policy hook to an agent's settings"),
     "uninstall": lambda c: _add_install(c, "uninstall", "remove the policy hook from an agent's settings"),
@@ -418,6 +473,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "log": run_log,
         "hook": run_hook,
         "test": run_test,
+        "lint": run_lint,
+        "schema": run_schema,
+        "diff": run_diff,
         "serve": run_serve,
         "install": run_install,
         "uninstall": run_install,
@@ -852,15 +910,9 @@ def run_doctor(args: argparse.Namespace) -> int:
 
 
 def run_test(args: argparse.Namespace) -> int:
-    from .config.discover import discover
     from .filetests import describe, run_file
 
-    cwd = os.path.abspath(args.cwd or os.getcwd())
-    files = [os.path.abspath(path) for path in args.files] or [
-        source.path for source in discover(cwd, os.environ).sources
-    ]
-    if not files:
-        raise UsageError("no policy file given or found")
+    files = _policy_files(args)
     results = [result for path in files for result in run_file(path, os.environ)]
     failed = [result for result in results if not result.passed]
     if args.json:
@@ -887,3 +939,60 @@ def run_test(args: argparse.Namespace) -> int:
             print(describe(result))
         print(f"{len(results)} tests in {len(files)} files: {len(failed)} failed")
     return 1 if failed else 0
+
+
+def _policy_files(args: argparse.Namespace) -> list[str]:
+    """The files named, else the discovered ones; UsageError when there are none."""
+    from .config.discover import discover
+
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    files = [os.path.abspath(path) for path in args.files] or [
+        s.path for s in discover(cwd, os.environ).sources
+    ]
+    if not files:
+        raise UsageError("no policy file given or found")
+    return files
+
+
+def run_lint(args: argparse.Namespace) -> int:
+    from . import lint
+
+    files = _policy_files(args)
+    findings = lint.lint(files, os.environ)
+    if args.format == "json":
+        print(json.dumps(lint.render_json(findings), indent=2, ensure_ascii=False))
+    elif args.format == "sarif":
+        print(json.dumps(lint.render_sarif(findings, os.getcwd()), indent=2, ensure_ascii=False))
+    elif args.format == "github":
+        text = lint.render_github(findings)
+        if text:
+            print(text)
+    else:
+        print(lint.render_text(findings, len(files)))
+    return 1 if lint.failed(findings, args.strict) else 0
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    from .config.jsonschema import schema_text
+
+    sys.stdout.write(schema_text())
+    return 0
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    from . import policydiff
+
+    shared = os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared", "corpus"
+    )
+    old, new = os.path.abspath(args.old), os.path.abspath(args.new)
+    try:
+        calls = policydiff.corpus_calls(old, new, args.corpus, os.path.join(shared, "tldr.txt"), os.environ)
+    except (policydiff.CorpusError, OSError) as error:
+        raise UsageError(str(error)) from None
+    changed = policydiff.changes(old, new, calls, os.environ)
+    if args.json:
+        print(json.dumps(policydiff.to_json(changed, len(calls)), indent=2, ensure_ascii=False))
+    else:
+        print(policydiff.render(changed, len(calls)))
+    return 1 if changed else 0

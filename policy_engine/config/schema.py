@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_val
 from ..tools import BASH, canonical_tool
 
 ActionName = Literal["allow", "nudge", "log", "ask", "deny"]
+LintId = Annotated[str, Field(pattern=r"^PE[0-9]{3}$")]
 DefaultActionName = Literal["allow", "log", "ask", "deny"]
 
 # The names of a pathProtection value's two forms; they show in pydantic's error locations, never in data.
@@ -54,6 +55,9 @@ class Rule(_Strict):
     readOnly: bool = Field(
         default=False,
         description="Match only commands that provably read and nothing else.",
+    )
+    lintIgnore: list[LintId] = Field(
+        default_factory=list, description="`policy lint` warnings not to report for this rule (PE101...)."
     )
 
     @field_validator("message")
@@ -224,6 +228,9 @@ class Config(_Strict):
     )
     interpreterAnalysis: InterpreterAnalysis | None = Field(default_factory=InterpreterAnalysis)
     cycleKey: str = Field(default="ctrl+shift+m", min_length=1, description="pi: key that cycles modes.")
+    lintIgnore: list[LintId] = Field(
+        default_factory=list, description="`policy lint` warnings not to report for this file (PE101...)."
+    )
     mode: Literal["enforce", "inform", "ignore"] | None = Field(
         default=None,
         description="enforce (default): decisions apply; inform: judged and reported, only pathProtection "

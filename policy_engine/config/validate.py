@@ -159,6 +159,8 @@ def _translate(error: Any, data: dict[str, Any], where: Provenance) -> Problem:
         return problem_at(where, path, f"must be greater than {context.get('gt')}, got {value!r}", value=True)
     if kind == "greater_than_equal":
         return problem_at(where, path, f"must be at least {context.get('ge')}, got {value!r}", value=True)
+    if kind == "string_pattern_mismatch" and path[-2:-1] == ("lintIgnore",):
+        return problem_at(where, path, f"{value!r} is not a lint id such as PE101", value=True)
     if kind == "less_than_equal":
         limit = context.get("le")
         shown = f"{limit:g}" if isinstance(limit, float) else limit
