@@ -93,10 +93,10 @@ def test_a_project_files_tests_run_in_its_project(sandbox: Sandbox) -> None:
 
 
 def test_every_example_carries_tests_that_pass(sandbox: Sandbox) -> None:
-    files = sorted(path for path in EXAMPLES.glob("*.jsonc"))
+    files = [*sorted(EXAMPLES.glob("*.jsonc")), *sorted((EXAMPLES / "layered").glob("*.jsonc"))]
     for path in files:
         tests = parse(path.read_text(), str(path)).data.get("tests") or []
-        assert len(tests) >= 1, f"{path.name} has no tests"
+        assert len(tests) >= 3, f"{path.name} has {len(tests)} tests"
     result = sandbox.run("test", *map(str, files))
     assert result.returncode == 0, result.stdout
     assert result.stdout.strip().endswith("0 failed")
