@@ -861,12 +861,9 @@ def run_log(args: argparse.Namespace) -> int:
 
 
 def run_hook(args: argparse.Namespace) -> int:
-    from .hook import run
+    from .client import hook
 
-    reply = run(args.agent, sys.stdin.read(), os.environ)
-    sys.stdout.write(reply.stdout)
-    sys.stderr.write(reply.stderr)
-    return reply.status
+    return hook(args.agent, os.environ)
 
 
 def run_serve(args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ import sys
 TYPE_CHECKING = False  # not typing's (see above); type checkers treat the name as True
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
 # Environment the daemon judges with: where files are found and how the engine is set up. Sent
 # with every request, so one daemon serves every caller of its state directory correctly.
@@ -140,27 +141,59 @@ def _timeout(env: Mapping[str, str]) -> float:
 def main() -> int:
     argv = sys.argv[1:]
     agent = _hook_agent(argv)
-    env = os.environ
     from policy_engine.adapters import AGENTS
 
     if agent not in AGENTS:  # any other command, or a hook call argparse will explain
         from policy_engine.cli import main as cli_main
 
         return cli_main(argv)
-    text = sys.stdin.read()
-    reply = None
-    if env.get("POLICY_ENGINE_DAEMON", "1") not in ("0", "false", "no", "off"):
-        reply = ask_daemon(agent, text, env, _timeout(env))
-        if reply is None:
-            start_daemon(env)
-    if reply is None:
-        from policy_engine.hook import run
+    return hook(agent, os.environ)
 
-        judged = run(agent, text, env)
-        reply = Reply(judged.stdout, judged.stderr, judged.status)
-    sys.stdout.write(reply.stdout)
-    sys.stderr.write(reply.stderr)
-    return reply.status
+
+def hook(agent: str, env: Mapping[str, str]) -> int:
+    """Answer one hook call of ``agent`` from stdin, by the daemon or in-process. Never raises and
+    never exits with anything but 0 or the blocking 2: an agent runs the tool on any other status."""
+    try:
+        reply = _answer(agent, sys.stdin.buffer.read(), env)
+    except BaseException as error:
+        reply = _emergency(agent, error)
+    _write(sys.stdout, reply.stdout)
+    _write(sys.stderr, reply.stderr)
+    return reply.status if reply.status in (0, 2) else 2
+
+
+def _answer(agent: str, raw: bytes, env: Mapping[str, str]) -> Reply:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None  # judged in-process, which refuses it and says why
+    if text is not None and env.get("POLICY_ENGINE_DAEMON", "1") not in ("0", "false", "no", "off"):
+        reply = ask_daemon(agent, text, env, _timeout(env))
+        if reply is not None:
+            return reply
+        start_daemon(env)
+    from policy_engine.hook import run
+
+    judged = run(agent, raw if text is None else text, env)
+    return Reply(judged.stdout, judged.stderr, judged.status)
+
+
+def _emergency(agent: str, error: BaseException) -> Reply:
+    reason = f"[policy-engine] Blocked: the hook failed ({type(error).__name__}: {error}); please report it."
+    try:
+        from policy_engine.adapters import adapter
+
+        refused = adapter(agent).refuse(reason)
+        return Reply(refused.stdout, refused.stderr, refused.status)
+    except BaseException:
+        return Reply("", reason + "\n", 2)
+
+
+def _write(stream: Any, text: str) -> None:
+    """Write ``text`` whatever it holds (a surrogate from a payload must not crash the answer)."""
+    if text:
+        stream.buffer.write(text.encode("utf-8", "replace"))
+        stream.flush()
 
 
 if __name__ == "__main__":  # `python …/policy_engine/client.py hook --agent NAME`: see install.py

@@ -36,7 +36,7 @@ class HookTimeout(Exception):
 
 def run(
     agent: str,
-    text: str,
+    text: str | bytes,
     env: Mapping[str, str],
     engine_for: Callable[[ToolCall, Mapping[str, str]], Engine] | None = None,
 ) -> Reply:
@@ -64,7 +64,12 @@ def run(
         return refused
 
 
-def _payload(text: str) -> dict[str, Any]:
+def _payload(text: str | bytes) -> dict[str, Any]:
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise HookError(f"stdin is not UTF-8 ({error.reason} at byte {error.start})") from None
     try:
         payload = json.loads(text)
     except ValueError as error:

@@ -376,3 +376,19 @@ def test_hook_calls_of_a_session_trip_the_breaker(sandbox: Sandbox, project: Pat
     second = hook(sandbox, "claude", shell("claude", str(project), "rm -rf b"))
     decisions = [json.loads(r.stdout)["hookSpecificOutput"]["permissionDecision"] for r in (first, second)]
     assert decisions == ["deny", "ask"]
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_stdin_that_is_not_utf8_blocks(sandbox: Sandbox, project: Path, agent: str) -> None:
+    import subprocess
+
+    raw = json.dumps(shell(agent, str(project), "ls")).encode().replace(b"ls", b"l\xff")
+    result = subprocess.run(
+        [sys.executable, "-m", "policy_engine", "hook", "--agent", agent],
+        input=raw,
+        capture_output=True,
+        env=sandbox.env,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert b"stdin is not UTF-8" in result.stderr
