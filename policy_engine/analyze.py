@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .model import Access, Atom, Sense
 from .paths import normalize
-from .tools import BASH, DEFAULTS_TO_CWD, SENSES, TREES, input_paths
+from .tools import BASH, DEFAULTS_TO_CWD, SENSES, TREES, input_paths, unreadable_paths
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -27,7 +27,8 @@ def file_tool_atoms(call: ToolCall, home: str) -> tuple[Atom, ...]:
     sense = SENSES.get(call.tool, Sense.UNKNOWN)
     tree = TREES.get(call.tool)
     accesses = tuple(Access(normalize(p, call.cwd, home), sense, tree=tree) for p in paths)
-    return (Atom(call.tool, None, accesses),)
+    doubts = tuple(f'the input\'s "{field}" is not a path' for field in unreadable_paths(call.input))
+    return (Atom(call.tool, None, accesses, doubts),)
 
 
 def atoms_of(call: ToolCall, home: str, shell: Callable[[str, str], tuple[Atom, ...]]) -> tuple[Atom, ...]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from typing import TYPE_CHECKING
 
 from .config.cache import cache_directory
@@ -31,6 +32,13 @@ ORIGIN = Origin("built-in", 0, 0, "selfProtection")
 # checked at the top of a walked tree too): (shown pattern, name or directory, regex of the rest).
 AGENT_SETTINGS = (
     (".policy-engine/", ".policy-engine", r"(?:/.*)?"),
+    # The directories that hold agent settings, themselves: replacing or removing one (`mv x .claude`)
+    # replaces the settings inside; writing other files in them (.claude/commands/) stays allowed.
+    (".claude", ".claude", ""),
+    (".gemini", ".gemini", ""),
+    (".cursor", ".cursor", ""),
+    (".github", ".github", ""),
+    (".copilot", ".copilot", ""),
     (".pi/", ".pi", r"(?:/.*)?"),
     (".claude/settings*.json", ".claude", r"/settings[^/]*\.json"),
     (".gemini/settings.json", ".gemini", r"/settings\.json"),
@@ -54,6 +62,9 @@ def protected_paths(env: Mapping[str, str], discovery: Discovery, home: str) -> 
         cache_directory(env),
         pi_agent_directory(env),
         os.path.join(home, ".codex"),
+        # The engine itself: its code (a changed client.py or a .pth beside it runs anything).
+        os.path.dirname(os.path.abspath(__file__)),
+        *(env[name] for name in ("CODEX_HOME", "COPILOT_HOME") if env.get(name)),
     ]
     return list(dict.fromkeys(os.path.normpath(path) for path in paths))
 
@@ -61,6 +72,17 @@ def protected_paths(env: Mapping[str, str], discovery: Discovery, home: str) -> 
 def self_protections(env: Mapping[str, str], discovery: Discovery, home: str) -> tuple[Protection, ...]:
     """The protections that keep the agent from editing what decides over it."""
     entries = [_absolute(path) for path in protected_paths(env, discovery, home)]
+    # A .pth file where this interpreter loads them runs code in every Python start, the hook's too.
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    for packages in {
+        os.path.join(sys.prefix, "lib", version, "site-packages"),
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    }:
+        pth = re.escape(packages.lstrip("/")) + r"/[^/]*\.pth$"
+        shown = f"{packages}/*.pth"
+        entries.append(
+            Protection(shown, Action.DENY, "absolute", pth, ORIGIN, WRITE_SENSES, packages.lstrip("/"), False)
+        )
     for shown, name, rest in AGENT_SETTINGS:
         regex = rf"(?:.+/)?{re.escape(name)}{rest}$"
         entries.append(Protection(shown, Action.DENY, "anywhere", regex, ORIGIN, WRITE_SENSES, name, True))

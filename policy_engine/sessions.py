@@ -35,11 +35,14 @@ class SessionStore(Protocol):
 
 
 def atom_key(atom: Atom, cwd: str) -> str:
-    """The exact identity of an atom: tool, command text, and every (path, sense) it touches, or the
-    working directory when it touches none (``npm publish`` here is not ``npm publish`` there)."""
+    """The exact identity of an atom: tool, command text, every (path, sense) it touches, or the
+    working directory when it touches none (``npm publish`` here is not ``npm publish`` there), and
+    what the analysis doubted (``NODE_OPTIONS=--require=x npm test`` is not ``npm test``: the
+    command text leaves the assignment out, its doubt does not)."""
     touched = sorted({(access.path, access.sense.value, access.tree or "") for access in atom.accesses})
     where: object = touched if touched else cwd
-    return json.dumps([atom.tool, atom.command, where], ensure_ascii=False, separators=(",", ":"))
+    key = [atom.tool, atom.command, where, sorted(atom.doubts)]
+    return json.dumps(key, ensure_ascii=False, separators=(",", ":"))
 
 
 def now() -> float:

@@ -72,7 +72,9 @@ def canonical_tool(name: str) -> str:
 
 
 def input_paths(tool_input: Any) -> tuple[str, ...]:
-    """The paths named by a tool's input, first single-path field first; empty when there are none."""
+    """The paths named by a tool's input, in field order; empty when there are none. Every path
+    field counts: which one an agent's tool uses is the agent's business, and a call that names
+    two must be judged at both."""
     if not isinstance(tool_input, Mapping):
         return ()
     paths: list[str] = []
@@ -80,9 +82,24 @@ def input_paths(tool_input: Any) -> tuple[str, ...]:
         value = tool_input.get(field)
         if isinstance(value, str) and value:
             paths.append(value)
-            break
     for field in PATH_LIST_FIELDS:
         values = tool_input.get(field)
         if isinstance(values, list):
             paths.extend(v for v in values if isinstance(v, str) and v)
-    return tuple(paths)
+    return tuple(dict.fromkeys(paths))
+
+
+def unreadable_paths(tool_input: Any) -> tuple[str, ...]:
+    """The path fields of a tool's input whose value is not a path (``{"file_path": 5}``)."""
+    if not isinstance(tool_input, Mapping):
+        return ()
+    odd = [
+        f for f in PATH_FIELDS if f in tool_input and not (isinstance(tool_input[f], str) and tool_input[f])
+    ]
+    odd += [
+        f
+        for f in PATH_LIST_FIELDS
+        if f in tool_input
+        and not (isinstance(tool_input[f], list) and all(isinstance(v, str) and v for v in tool_input[f]))
+    ]
+    return tuple(odd)

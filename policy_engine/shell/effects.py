@@ -77,6 +77,9 @@ def locate(word: Word, sense: Sense, directory: str | None) -> tuple[list[Access
                 break
             static.append(part)
         matches = _expand_glob(text, directory)
+        if len(matches) > MAX_GLOB_MATCHES:  # the ones not looked at could be anything
+            doubt = f"`{word.raw}` matches more than {MAX_GLOB_MATCHES} files; they cannot all be checked"
+            return [], doubt
         text = "/".join(static) or ("/" if text.startswith("/") else ".")
     if text in ("-", "") or pseudo_file(text):
         return [], None
@@ -86,7 +89,7 @@ def locate(word: Word, sense: Sense, directory: str | None) -> tuple[list[Access
     return [Access(collapse(base + path), sense) for path in (text, *matches)], None
 
 
-MAX_GLOB_MATCHES = 64
+MAX_GLOB_MATCHES = 1024  # beyond, a doubt: the files not looked at could be protected ones
 
 
 def _expand_glob(pattern: str, directory: str | None) -> list[str]:
@@ -99,7 +102,8 @@ def _expand_glob(pattern: str, directory: str | None) -> list[str]:
     try:
         return list(
             islice(
-                glob.iglob(pattern, root_dir=None if pattern.startswith("/") else directory), MAX_GLOB_MATCHES
+                glob.iglob(pattern, root_dir=None if pattern.startswith("/") else directory),
+                MAX_GLOB_MATCHES + 1,
             )
         )
     except (OSError, ValueError, RecursionError):
