@@ -163,18 +163,25 @@ def hook(agent: str, env: Mapping[str, str]) -> int:
 
 
 def _answer(agent: str, raw: bytes, env: Mapping[str, str]) -> Reply:
+    """The reply, within one time budget for the whole call (``POLICY_ENGINE_HOOK_TIMEOUT``): the
+    daemon gets half of it (it answers one call at a time, and may be busy with a slow one), judging
+    in-process the rest, so that the answer always comes before the agent's own timeout."""
+    import time
+
+    started, budget = time.monotonic(), _timeout(env)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = None  # judged in-process, which refuses it and says why
     if text is not None and env.get("POLICY_ENGINE_DAEMON", "1") not in ("0", "false", "no", "off"):
-        reply = ask_daemon(agent, text, env, _timeout(env))
+        reply = ask_daemon(agent, text, env, budget / 2)
         if reply is not None:
             return reply
         start_daemon(env)
     from policy_engine.hook import run
 
-    judged = run(agent, raw if text is None else text, env)
+    left = max(budget - (time.monotonic() - started), 0.5)
+    judged = run(agent, raw if text is None else text, {**env, "POLICY_ENGINE_HOOK_TIMEOUT": f"{left:.3f}"})
     return Reply(judged.stdout, judged.stderr, judged.status)
 
 

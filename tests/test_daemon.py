@@ -165,3 +165,52 @@ def test_a_second_daemon_leaves_the_first_alone(sandbox: Sandbox, daemon: Path) 
     from policy_engine import client
 
     assert client.ask_daemon("claude", payload(sandbox.project("repo"), "ls"), sandbox.env, 5) is not None
+
+
+def test_a_stuck_daemon_costs_half_the_budget_at_most(sandbox: Sandbox) -> None:
+    import threading
+
+    sandbox.write(sandbox.user_config, POLICY % "rm *")
+    state = sandbox.root / "state"
+    state.mkdir(mode=0o700)
+    sandbox.env["POLICY_ENGINE_STATE_DIR"] = str(state)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(state / "daemon.sock"))
+    server.listen(8)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept_and_hang() -> None:  # a daemon that takes the call and never answers
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept_and_hang, daemon=True)
+    thread.start()
+    try:
+        argv = shlex.split(hook_command("claude"))
+        env = {**sandbox.env, "POLICY_ENGINE_DAEMON": "1", "POLICY_ENGINE_HOOK_TIMEOUT": "4"}
+        started = time.monotonic()
+        result = subprocess.run(
+            argv,
+            input=payload(sandbox.project("repo"), "rm -rf x"),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        elapsed = time.monotonic() - started
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+        for connection in held:
+            connection.close()
+        subprocess.run(
+            [sys.executable, "-m", "policy_engine", "serve", "--stop"], env=sandbox.env, timeout=30
+        )
+    assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert 2 <= elapsed < 4, elapsed  # waited half the budget for the daemon, then judged in-process
