@@ -180,8 +180,8 @@ def _answer(agent: str, raw: bytes, env: Mapping[str, str]) -> Reply:
         start_daemon(env)
     from policy_engine.hook import run
 
-    left = max(budget - (time.monotonic() - started), 0.5)
-    judged = run(agent, raw if text is None else text, {**env, "POLICY_ENGINE_HOOK_TIMEOUT": f"{left:.3f}"})
+    left = max(budget - (time.monotonic() - started), 0.0001)
+    judged = run(agent, raw if text is None else text, {**env, "POLICY_ENGINE_HOOK_TIMEOUT": repr(left)})
     return Reply(judged.stdout, judged.stderr, judged.status)
 
 

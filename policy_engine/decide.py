@@ -60,11 +60,14 @@ class LayerJudge:
         """Every verdict this layer gives on ``atom``: protections, policies per target, doubts."""
         verdicts: list[Verdict] = []
         targets = self._targets(atom, context, verdicts)
+        # A redirection's target is not in the command's text, so an approval of the command
+        # (`git status`) does not cover it (`git status > ~/.bashrc`).
+        redirected = _redirected_only(atom)
         policy_verdicts = []
         for target, senses in targets.items():
             located = self._locate(target, context)
             verdict = self._policy_verdict(atom, target, located)._replace(sense=senses[-1])
-            if located is not None:
+            if located is not None and target not in redirected:
                 verdict = self._approved(atom, target, located, verdict)
             policy_verdicts.append(verdict)
             verdicts.append(verdict)
@@ -74,7 +77,10 @@ class LayerJudge:
                 tool = _EXPLICIT.get(sense) if sense is not None else None
                 found = self._explicit_verdict(atom, target, located, tool) if tool else None
                 if found is not None:
-                    verdicts.append(self._approved(atom, target, located, found._replace(sense=sense)))
+                    found = found._replace(sense=sense)
+                    verdicts.append(
+                        found if target in redirected else self._approved(atom, target, located, found)
+                    )
         if atom.doubts and not _trusted_unanalyzed(policy_verdicts):
             action = self.layer.interpreter.unknown_action
             first = next(iter(targets))
@@ -256,6 +262,12 @@ def _protected(hit: Protection, how: str, layer: Layer, atom: Atom, path: str, s
 
 # Which explicit tool rules govern a bash access of each sense.
 _EXPLICIT = {Sense.READ: "read", Sense.WRITE: "write", Sense.DELETE: "write"}
+
+
+def _redirected_only(atom: Atom) -> set[str]:
+    """The spellings of paths the atom touches only through a redirection."""
+    redirected = {p for a in atom.accesses if a.redirect for p in spellings(a.path)}
+    return redirected - {p for a in atom.accesses if not a.redirect for p in spellings(a.path)}
 
 
 def _approves(approval: CompiledRule, atom: Atom, target: str, policy: str, home: str) -> bool:

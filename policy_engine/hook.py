@@ -123,6 +123,8 @@ class _deadline:
         def expire(signum: int, frame: FrameType | None) -> None:
             raise HookTimeout(f"judging took longer than {self.seconds:g} s")
 
+        if self.seconds <= 0:  # no time left (setitimer would read 0 as "no timer")
+            raise HookTimeout(f"judging took longer than {self.seconds:g} s")
         self.previous = signal.signal(signal.SIGALRM, expire)
         signal.setitimer(signal.ITIMER_REAL, self.seconds)
 

@@ -74,10 +74,12 @@ def self_protections(env: Mapping[str, str], discovery: Discovery, home: str) ->
     entries = [_absolute(path) for path in protected_paths(env, discovery, home)]
     # A .pth file where this interpreter loads them runs code in every Python start, the hook's too.
     version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
-    for packages in {
-        os.path.join(sys.prefix, "lib", version, "site-packages"),
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-    }:
+    for packages in dict.fromkeys(  # in a fixed order: verdicts must come out the same in every process
+        (
+            os.path.join(sys.prefix, "lib", version, "site-packages"),
+            os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        )
+    ):
         pth = re.escape(packages.lstrip("/")) + r"/[^/]*\.pth$"
         shown = f"{packages}/*.pth"
         entries.append(

@@ -281,3 +281,23 @@ def test_approve_and_revoke_in_an_explicit_file_leave_it_as_it_was(sandbox: Sand
     assert listed[-1].startswith(f"3. {config}:") and '"command": "make test"' in listed[-1]
     assert sandbox.run("revoke", *options, "3").returncode == 0
     assert config.read_text() == original
+
+
+def test_an_approval_does_not_cover_a_redirection(engine: Engine) -> None:
+    # The redirect target is not part of the approved command's text.
+    assert judge(engine, "git status") is Action.ALLOW
+    assert judge(engine, "git status > ~/.bashrc") is Action.ASK
+    assert judge(engine, "rm -rf build 2> ~/.profile") is Action.DENY  # the `rm *` deny, at ~/.profile
+
+
+def test_a_session_allow_does_not_cover_a_dangerous_assignment(engine: Engine) -> None:
+    cwd = Path(engine.cwd)
+    engine.allow_for_session(engine.evaluate(session_call("npm test", cwd)))
+    assert engine.evaluate(session_call("npm test", cwd)).action is Action.ALLOW
+    for prefix in (
+        "NODE_OPTIONS=--require=/tmp/evil.js",
+        "PATH=/tmp/evil",
+        "LD_PRELOAD=/tmp/x.so",
+        "HOME=/tmp/h",
+    ):
+        assert engine.evaluate(session_call(f"{prefix} npm test", cwd)).action is Action.ASK, prefix

@@ -374,7 +374,9 @@ def test_odd_calls_never_crash(sandbox: Sandbox) -> None:
     engine = rules_engine(sandbox, '{ "action": "allow", "tool": "read" }', default="allow")
     assert engine.evaluate(tool("bash", "/w", command=["not", "a", "string"])).action is Action.ASK
     assert engine.evaluate(ToolCall("bash", ["not a mapping"], "/w")).action is Action.ASK  # type: ignore[arg-type]
-    assert engine.evaluate(tool("read", "/w", path=42)).action is Action.ALLOW  # no usable path: the cwd
+    assert (
+        engine.evaluate(tool("read", "/w", path=42)).action is Action.ASK
+    )  # a path that is not one: a doubt
     assert engine.evaluate(bash("x" * 1_000_000, "/w")).action is Action.ASK  # too long to analyse
     assert engine.evaluate(bash("rm \x00 -rf", "/w")).action is Action.ASK
 

@@ -209,3 +209,21 @@ def test_a_bad_protection_value_is_an_error(sandbox: Sandbox, value: str, messag
         sandbox.engine(config)
     (problem,) = caught.value.problems
     assert problem.file == str(config) and problem.line == 3 and message in problem.message
+
+
+def test_every_path_field_of_a_tool_input_counts(machine: tuple[Sandbox, Engine, Path]) -> None:
+    _, engine, project = machine
+    two = tool("Read", project, path="docs/readme.md", file_path="~/.ssh/id_rsa")
+    assert engine.evaluate(two).action is Action.DENY
+    odd = engine.evaluate(tool("Write", project, file_path=5, content="x"))
+    assert odd.action is Action.ASK and 'the input\'s "file_path" is not a path' in odd.reason
+
+
+def test_a_glob_with_too_many_matches_is_a_doubt(machine: tuple[Sandbox, Engine, Path]) -> None:
+    _, engine, project = machine
+    many = project / "many"
+    many.mkdir()
+    for number in range(1030):
+        (many / f"f{number}").write_text("")
+    decision = engine.evaluate(bash("cat many/*", project))
+    assert decision.action is Action.ASK and "matches more than 1024 files" in decision.reason

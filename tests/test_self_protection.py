@@ -4,6 +4,7 @@ user (or the managed file) can turn it off."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -148,3 +149,33 @@ def test_it_blocks_in_inform_mode_too(sandbox: Sandbox) -> None:
     engine = sandbox.engine()
     decision = engine.evaluate(bash(f"echo x > {sandbox.user_config}", sandbox.root))
     assert (engine.mode, decision.action) == ("inform", Action.DENY)
+
+
+def test_agent_settings_directories_and_the_engine_itself(
+    setup: tuple[Sandbox, Engine, Path, dict[str, Path]],
+) -> None:
+    import policy_engine
+
+    sandbox, engine, project, _ = setup
+    package = Path(policy_engine.__file__).parent
+    denied = [
+        "mv x .claude",
+        "cp -r x .claude",
+        "ln -s x .claude",
+        "rm -rf .gemini",
+        f"rm -rf {sandbox.home}/.claude",
+        f"echo x > {package}/client.py",
+        f"echo 'import os' > {package.parent}/evil.pth",
+        f"echo x > {sys.prefix}/lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages/evil.pth",
+    ]
+    for command in denied:
+        assert engine.evaluate(bash(command, project)).action is Action.DENY, command
+    assert engine.evaluate(bash("echo hi > .claude/commands/a.md", project)).action is Action.ALLOW
+
+
+def test_codex_and_copilot_homes(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.user_config, OPEN % "")
+    sandbox.env.update(CODEX_HOME=str(sandbox.root / "codex"), COPILOT_HOME=str(sandbox.root / "copilot"))
+    engine = sandbox.engine()
+    for path in ("codex/hooks.json", "copilot/hooks/x.json"):
+        assert engine.evaluate(bash(f"echo x > {sandbox.root / path}", sandbox.root)).action is Action.DENY

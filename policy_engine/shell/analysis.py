@@ -165,7 +165,7 @@ class Analyzer:
             sense = Sense.WRITE if redirect.operator in WRITE_OPERATORS else Sense.READ
             if redirect.operator in ("<", ">", ">>", ">|", "&>", "&>>", ">&", "<&"):
                 found, doubt = locate(redirect.target, sense, command.cwd)
-                accesses += found
+                accesses += [access._replace(redirect=True) for access in found]
                 doubts += [doubt] if doubt else []
         words = list(command.words) or [Word(":", True, False, ":")]
         return self._run(words, command.cwd, command.stdin, depth, accesses, doubts)
