@@ -13,6 +13,7 @@ search is a doubt).
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from functools import lru_cache
@@ -89,35 +90,59 @@ def protections_hit(
     placed: tuple[Guard, ...], path: str, sense: str, tree: str | None
 ) -> list[tuple[Protection, str]]:
     """The patterns that protect ``path`` (one spelling of it) against an access of ``sense``, each
-    with how: ``PATH`` itself, or ``UNDER``/``UNSEARCHED`` for a directory that ``tree`` walks."""
+    with how: ``PATH`` itself, or ``UNDER``/``UNSEARCHED`` for a directory that ``tree`` walks
+    (``all``, ``visible``, or ``all:GLOB``: only the entries whose name matches GLOB, find's -name)."""
     if tree is not None and not os.path.isdir(path):
         tree = None  # nothing is under a file, or under a directory that is not there
+    hidden = names = None
+    if tree is not None:
+        kind, _, glob = tree.partition(":")
+        hidden, names = kind == "all", glob or None
     hits = []
     for guard in placed:
         if sense not in guard.entry.senses:
             continue
         if _matches(guard, path):
             hits.append((guard.entry, PATH))
-        elif tree is not None:
-            held = _tree_holds(guard, path, tree == "all", sense in _SEARCHED)
+        elif hidden is not None:
+            held = _tree_holds(guard, path, hidden, sense in _SEARCHED, names)
             if held is not False:
                 hits.append((guard.entry, UNDER if held else UNSEARCHED))
     return hits
 
 
-def _tree_holds(guard: Guard, directory: str, hidden: bool, search: bool) -> bool | None:
+def _tree_holds(guard: Guard, directory: str, hidden: bool, search: bool, names: str | None) -> bool | None:
     """Whether walking ``directory`` touches a path ``guard`` protects (None: too large to tell);
-    without ``search``, only a protected place that lies inside it counts."""
+    without ``search``, only a protected place that lies inside it counts; with ``names``, only
+    entries whose name matches that glob are touched."""
     entry, place = guard.entry, guard.place
     if entry.anchor == "anywhere" and entry.fixed:  # a name that may sit in any directory (.claude)
-        return os.path.lexists(_place(directory, entry.fixed))
+        found = _place(directory, entry.fixed)
+        return os.path.lexists(found) and (names is None or _holds_name(found, names, hidden))
     if place != directory and inside(place, directory):  # the protected place lies inside the tree
-        return (hidden or not _hidden_below(place, directory)) and os.path.lexists(place)
+        reachable = hidden or not _hidden_below(place, directory)
+        return reachable and os.path.lexists(place) and (names is None or _holds_name(place, names, hidden))
     if not search or entry.exact or not inside(directory, place):
         return False  # the tree is beside the protected place, or the pattern names one path only
     if not hidden and entry.pattern.rsplit("/", 1)[-1].startswith("."):
         return False  # only hidden names match, and the walk skips them
-    return _walk_finds(guard, directory, hidden)
+    return _walk_finds(guard, directory, hidden, names)
+
+
+def _holds_name(place: str, names: str, hidden: bool) -> bool | None:
+    """Whether ``place``, or an entry under it, has a name matching ``names`` (None: too many to tell)."""
+    if fnmatch.fnmatchcase(os.path.basename(place), names):
+        return True
+    if not os.path.isdir(place):
+        return False
+    seen = 0
+    for _, directories, files in os.walk(place):
+        seen += len(directories) + len(files)
+        if seen > WALK_LIMIT:
+            return None
+        if any(fnmatch.fnmatchcase(name, names) for name in (*directories, *files)):
+            return True
+    return False
 
 
 def _hidden_below(path: str, directory: str) -> bool:
@@ -126,8 +151,9 @@ def _hidden_below(path: str, directory: str) -> bool:
 
 
 @lru_cache(maxsize=256)
-def _walk_finds(guard: Guard, directory: str, hidden: bool) -> bool | None:
-    """Whether some entry under ``directory`` matches; None when the walk hits its limit first."""
+def _walk_finds(guard: Guard, directory: str, hidden: bool, names: str | None = None) -> bool | None:
+    """Whether some entry under ``directory`` (named like ``names``, if given) matches; None when
+    the walk hits its limit first."""
     seen = 0
     pending = [directory]
     while pending:
@@ -140,7 +166,8 @@ def _walk_finds(guard: Guard, directory: str, hidden: bool) -> bool | None:
                         return None
                     if not hidden and item.name.startswith("."):
                         continue
-                    if _matches(guard, item.path):
+                    named = names is None or fnmatch.fnmatchcase(item.name, names)
+                    if named and _matches(guard, item.path):
                         return True
                     if item.is_dir(follow_symlinks=False):
                         pending.append(item.path)

@@ -112,7 +112,9 @@ def explain(decision: Decision) -> str:
         for access in atom.accesses:
             via = f"  ({access.via})" if access.via else ""
             if access.tree:
-                via += "  (the whole tree" + (", hidden files skipped)" if access.tree == "visible" else ")")
+                kind, _, names = access.tree.partition(":")
+                what = f"files named {names} under it" if names else "the whole tree"
+                via += f"  ({what}" + (", hidden files skipped)" if kind == "visible" else ")")
             lines.append(f"  {access.sense.value:<7} {access.path}{via}")
         for doubt in atom.doubts:
             lines.append(f"  doubt   {doubt}")

@@ -227,3 +227,20 @@ def test_a_glob_with_too_many_matches_is_a_doubt(machine: tuple[Sandbox, Engine,
         (many / f"f{number}").write_text("")
     decision = engine.evaluate(bash("cat many/*", project))
     assert decision.action is Action.ASK and "matches more than 1024 files" in decision.reason
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("find ~ -name id_rsa -exec cat {} \\;", Action.DENY),  # the files found are read
+        ("find . -name '.env*' -exec cat {} +", Action.DENY),
+        ("find . -type f -exec cat {} +", Action.DENY),  # every file, .env included
+        ("find . -name x -o -name y -exec cat {} \\;", Action.DENY),  # -o: which names pass cannot be told
+        ("find . -name '*.py' -exec cat {} +", Action.ALLOW),  # no protected file is named so
+        ("find ~ -name '*.md' -exec cat {} +", Action.ALLOW),
+    ],
+)
+def test_find_hands_what_it_finds_to_its_command(
+    machine: tuple[Sandbox, Engine, Path], command: str, expected: Action
+) -> None:
+    assert judge(machine, command) is expected

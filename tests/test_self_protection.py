@@ -179,3 +179,12 @@ def test_codex_and_copilot_homes(sandbox: Sandbox) -> None:
     engine = sandbox.engine()
     for path in ("codex/hooks.json", "copilot/hooks/x.json"):
         assert engine.evaluate(bash(f"echo x > {sandbox.root / path}", sandbox.root)).action is Action.DENY
+
+
+def test_find_delete_by_name_reaches_the_policy_file(
+    setup: tuple[Sandbox, Engine, Path, dict[str, Path]],
+) -> None:
+    sandbox, engine, project, _ = setup
+    folder = sandbox.user_config.parent
+    assert engine.evaluate(bash(f"find {folder} -name '*.jsonc' -delete", project)).action is Action.DENY
+    assert engine.evaluate(bash(f"find {folder} -name '*.bak' -delete", project)).action is Action.ALLOW

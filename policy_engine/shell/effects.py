@@ -640,6 +640,7 @@ def _find(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str
     primaries = entry.get("options", {})
     tests = entry.get("tests", ())
     narrowed = False  # after a test, an action acts on some files under a root, not on its whole tree
+    names = _name_filter(args[index:])
     while index < len(args):
         word = args[index]
         index += 1
@@ -649,16 +650,18 @@ def _find(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str
             collect.doubts.append(spec["doubt"])
         change = spec.get("set") or {}
         if change.get("effect"):
+            # -delete after tests deletes some files under a root: those a -name names, if it has one
+            tree = change.get("tree") if not narrowed else (f"all:{names}" if names else None)
             for root in roots:
-                collect.path(root, change["effect"], cwd, None if narrowed else change.get("tree"))
+                collect.path(root, change["effect"], cwd, tree)
         takes = spec.get("takes")
         if takes == "command":
             end = next((i for i in range(index, len(args)) if args[i].text in (";", "+")), len(args))
             inner = args[index:end]
             index = end + 1
             for root in roots:
-                if not narrowed and any("{}" in w.text for w in inner):  # it is handed every file
-                    collect.path(root, "read", cwd, "all")
+                if any("{}" in w.text for w in inner):  # it is handed every file found (and reads it)
+                    collect.path(root, "read", cwd, f"all:{names}" if narrowed and names else "all")
                 found = root.text.rstrip("/") + "/{}" if narrowed else root.text  # a file under it, or all
                 replaced = tuple(
                     Word(w.text.replace("{}", found), w.static and root.static, w.glob, w.raw)
@@ -673,6 +676,25 @@ def _find(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str
             index += 1
             if takes not in ("value", "cwd", "into", "code"):
                 collect.path(value, takes, cwd)
+
+
+# find's operators: with any of them, which files a -name lets through cannot be told simply.
+_FIND_OPERATORS = frozenset(("-o", "-or", "!", "-not", ",", "(", ")", "\\(", "\\)"))
+
+
+def _name_filter(expression: list[Word]) -> str | None:
+    """The glob of a find expression's one ``-name`` (or ``-iname``, lower-cased) when it is a plain
+    conjunction: the basenames the actions can reach. None when there is none, or it cannot be told."""
+    found = None
+    for position, word in enumerate(expression):
+        if not word.static or word.text in _FIND_OPERATORS:
+            return None
+        if word.text in ("-name", "-iname") and position + 1 < len(expression):
+            value = expression[position + 1]
+            if found is not None or not value.static or word.text == "-iname":
+                return None  # two names, a computed one, or one matched without case: not told
+            found = value.text
+    return found
 
 
 def resolve_name(word: Word, knowledge: Knowledge) -> tuple[str, bool]:
