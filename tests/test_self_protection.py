@@ -188,3 +188,33 @@ def test_find_delete_by_name_reaches_the_policy_file(
     folder = sandbox.user_config.parent
     assert engine.evaluate(bash(f"find {folder} -name '*.jsonc' -delete", project)).action is Action.DENY
     assert engine.evaluate(bash(f"find {folder} -name '*.bak' -delete", project)).action is Action.ALLOW
+
+
+def test_copying_into_a_directory_reaches_the_file_it_makes(
+    setup: tuple[Sandbox, Engine, Path, dict[str, Path]],
+) -> None:
+    sandbox, engine, project, _ = setup
+    evil = sandbox.write("evil/policy.jsonc", "{}")
+    folder = sandbox.user_config.parent
+    for command in (
+        f"cp {evil} {folder}/",
+        f"cp {evil} {folder}",
+        f"mv {evil} {folder}",
+        f"ln -sf {evil} {folder}/",
+    ):
+        assert engine.evaluate(bash(command, project)).action is Action.DENY, command
+    assert engine.evaluate(bash(f"cp {evil} {folder}/other.jsonc", project)).action is Action.ALLOW
+
+
+def test_arguments_handed_to_an_inline_program_are_paths(sandbox: Sandbox) -> None:
+    config = sandbox.write(
+        "policy.jsonc",
+        '{ "policies": { "p": { "defaultAction": "allow" } }, "defaultPolicy": "p", "pathProtection": { "~/.ssh/": "deny" } }',
+    )
+    engine = sandbox.engine(config)
+    program = 'python3 -c "import sys; print(open(sys.argv[1]).read())" ~/.ssh/id_rsa'
+    assert engine.evaluate(bash(program, sandbox.root)).action is Action.DENY
+    assert (
+        engine.evaluate(bash("python3 -c 'import sys; print(sys.argv)' a b", sandbox.root)).action
+        is Action.ALLOW
+    )

@@ -377,7 +377,24 @@ def _operands(
         tree = None if last == "write" and is_last else entry.get("tree")
         collect.path(word, sense, directory if is_last or len(paths) == 1 else targets_directory, tree)
         found = True
+    if last in ("write", "delete") and len(paths) > 1:
+        _into_directory(collect, paths, last, directory)
     return found
+
+
+def _into_directory(collect: _Collector, paths: list[Word], sense: str, directory: str | None) -> None:
+    """``cp a b DIR/``: what lands in an existing directory (or one spelled with a trailing slash)
+    is DIR/a and DIR/b, which a protection of DIR/a must see, not DIR alone."""
+    destination = paths[-1]
+    located, _ = locate(destination, SENSES[sense], directory)
+    if len(located) != 1 or not (destination.text.endswith("/") or os.path.isdir(located[0].path)):
+        return
+    for source in paths[:-1]:
+        # `src/` (rsync: its contents, not itself) and patterns name no one file that lands there
+        plain = source.static and not source.glob and not source.text.endswith("/")
+        name = os.path.basename(source.text) if plain else ""
+        if name and name not in (".", ".."):
+            collect.accesses.append(Access(collapse(f"{located[0].path}/{name}"), SENSES[sense]))
 
 
 def _link_directory(paths: list[Word], directory: str | None) -> str | None:
@@ -573,7 +590,10 @@ def _interpreter(collect: _Collector, entry: dict[str, Any], args: list[Word], c
     module = next((a for a in parsed if a.spec.get("takes") == "module"), None)
     command = _module_command(collect, entry, module)
     if any(a.spec.get("takes") == "source" for a in parsed):
-        _operands(collect, entry, rest, directory)  # perl -ne CODE FILE; python -c CODE ARGS
+        # perl -ne CODE FILE reads FILE; python -c CODE ARGS hands ARGS to a program that may open
+        # them (open(sys.argv[1])): a path among them is touched, how is not known.
+        handed = {**entry, "operands": "unknown"} if entry.get("operands", "text") == "text" else entry
+        _operands(collect, handed, rest, directory)
     elif command is not None:  # python3 -m pip: judged as pip, its doubts kept whatever the setting
         _entry(collect, command, rest, directory)
         first_doubt = len(collect.doubts)
