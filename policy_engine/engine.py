@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from time import perf_counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .analyze import atoms_of
 from .breakers import Tripped, escalated
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from .config.discover import Discovery
-    from .policy import InterpreterSettings, Layer, PolicySet
+    from .policy import InterpreterSettings, PolicySet
     from .shell.analysis import Analyzer
     from .state import StateStore
 
@@ -56,15 +56,17 @@ def resolve_mode(explicit: str | None, env: Mapping[str, str], policy_set: Polic
             hint = f"use one of {', '.join(MODES)}"
             raise ConfigError([Problem(source, None, None, "mode", f'unknown mode "{explicit}"', hint)])
         return explicit
-    for layer in _managed_first(policy_set):
-        if layer.mode is not None:
-            return layer.mode
-    return "enforce"
+    return str(layer_setting(policy_set, "mode", "enforce"))
 
 
-def _managed_first(policy_set: PolicySet) -> list[Layer]:
-    """The layers, the managed one first: where the administrator's setting wins over the user's."""
-    return sorted(policy_set.layers, key=lambda layer: layer.name != "managed")
+def layer_setting(policy_set: PolicySet, name: str, default: Any) -> Any:
+    """A setting a layer's files may leave unset (None): the managed file's, else the user's (or
+    explicit, or trusted project's), else ``default``."""
+    for layer in sorted(policy_set.layers, key=lambda layer: layer.name != "managed"):
+        value = getattr(layer, name)
+        if value is not None:
+            return value
+    return default
 
 
 def logging_enabled(env: Mapping[str, str], policy_set: PolicySet) -> bool:
@@ -72,18 +74,12 @@ def logging_enabled(env: Mapping[str, str], policy_set: PolicySet) -> bool:
     says ``"log": false``."""
     if env.get("POLICY_ENGINE_LOG", "1") in ("0", "false", "no", "off"):
         return False
-    for layer in _managed_first(policy_set):
-        if layer.log is not None:
-            return layer.log
-    return True
+    return bool(layer_setting(policy_set, "log", True))
 
 
 def self_protected(policy_set: PolicySet) -> bool:
     """Self-protection is on unless the managed file, else the user's (or explicit) policy, turns it off."""
-    for layer in _managed_first(policy_set):
-        if layer.self_protection is not None:
-            return layer.self_protection
-    return True
+    return bool(layer_setting(policy_set, "self_protection", True))
 
 
 def _session_allowed(verdict: Verdict, session_id: str) -> Verdict:
@@ -138,10 +134,7 @@ class Engine:
         self._layers = {layer.name: layer for layer in self.policy_set.layers}
         self.log_path = log if log is not None and logging_enabled(env, self.policy_set) else None
         self._log_failed = False
-        self.on_error = next(
-            (layer.on_error for layer in _managed_first(self.policy_set) if layer.on_error is not None),
-            "deny",
-        )
+        self.on_error = str(layer_setting(self.policy_set, "on_error", "deny"))
 
     def _shell(self, line: str, cwd: str) -> tuple[Atom, ...]:
         """The atoms of a bash line (the shell analysis is loaded on the first bash call)."""
