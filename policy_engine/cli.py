@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
     from .engine import Engine
 
-LOG_FILE = "decisions.jsonl"
 EXIT_USAGE = 2
 EXIT_CONFIG = 3
 EXIT_FOR_ACTION = {Action.ALLOW: 0, Action.NUDGE: 0, Action.LOG: 0, Action.ASK: 10, Action.DENY: 20}
@@ -499,22 +498,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _engine(args: argparse.Namespace, *, recording: bool = False, logged: bool = True) -> Engine:
     """The engine for a command; ``recording``: with the state store (and, if ``logged``, the
     decision log) on disk."""
-    from .engine import Engine
-
+    mode = getattr(args, "mode", None)
     if not recording:
-        return Engine(args.config, cwd=args.cwd, mode=getattr(args, "mode", None))
-    from .config.discover import state_directory
-    from .state import state_path
-    from .statedb import SqliteState
+        from .engine import Engine
 
-    directory = state_directory(os.environ)
-    return Engine(
-        args.config,
-        cwd=args.cwd,
-        mode=getattr(args, "mode", None),
-        state=SqliteState(state_path(directory)),
-        log=os.path.join(directory, LOG_FILE) if logged else None,
-    )
+        return Engine(args.config, cwd=args.cwd, mode=mode)
+    from .hook import recording_engine
+
+    return recording_engine(args.config, args.cwd, os.environ, mode=mode, logged=logged)
 
 
 def _tool_call(tool: str, command: str | None, tool_input: Any, cwd: str) -> ToolCall:
@@ -801,9 +792,9 @@ def run_revoke(args: argparse.Namespace) -> int:
 
 
 def _log_file(args: argparse.Namespace) -> str:
-    from .config.discover import state_directory
+    from .statedir import log_path
 
-    return getattr(args, "file", None) or os.path.join(state_directory(os.environ), LOG_FILE)
+    return getattr(args, "file", None) or log_path(os.environ)
 
 
 def _age(text: str) -> float:

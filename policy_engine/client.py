@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 # with every request, so one daemon serves every caller of its state directory correctly.
 FORWARDED_PREFIXES = ("POLICY_ENGINE_", "XDG_")
 FORWARDED = ("HOME", "PI_CODING_AGENT_DIR", "PATH")
-SOCKET_NAME = "daemon.sock"
 MAGIC = "policy-engine/1"
 NUL = "\0"
 
@@ -34,16 +33,6 @@ class Reply:
 
     def __init__(self, stdout: str, stderr: str, status: int) -> None:
         self.stdout, self.stderr, self.status = stdout, stderr, status
-
-
-def state_directory(env: Mapping[str, str]) -> str:
-    """Where the state, the log and the daemon's socket are (``config.discover.state_directory``
-    says the same; repeated here so that this module imports nothing of the package)."""
-    if env.get("POLICY_ENGINE_STATE_DIR"):
-        return env["POLICY_ENGINE_STATE_DIR"]
-    base = env.get("XDG_STATE_HOME", "")
-    home = env.get("HOME") or os.path.expanduser("~")
-    return os.path.join(base if base.startswith("/") else os.path.join(home, ".local/state"), "policy-engine")
 
 
 def forwarded_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -94,6 +83,7 @@ def _hook_agent(argv: list[str]) -> str | None:
 def ask_daemon(agent: str, text: str, env: Mapping[str, str], timeout: float) -> Reply | None:
     """The daemon's reply, or None when it cannot answer (not running, stale, another version, too
     slow): the caller then judges in-process."""
+    from policy_engine.statedir import socket_path
     from policy_engine.version import __version__
 
     request = encode_request(__version__, agent, text, env)
@@ -102,7 +92,7 @@ def ask_daemon(agent: str, text: str, env: Mapping[str, str], timeout: float) ->
     connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         connection.settimeout(timeout)
-        connection.connect(os.path.join(state_directory(env), SOCKET_NAME))
+        connection.connect(socket_path(env))
         connection.sendall(request)
         connection.shutdown(_socket.SHUT_WR)
         chunks = []

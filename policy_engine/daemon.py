@@ -20,7 +20,8 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .client import SOCKET_NAME, decode_request, encode_reply, state_directory
+from .client import decode_request, encode_reply
+from .statedir import socket_path, state_directory
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ class Daemon:
 
     def __init__(self, env: Mapping[str, str], idle: float = IDLE) -> None:
         self.directory = state_directory(env)
-        self.path = os.path.join(self.directory, SOCKET_NAME)
+        self.path = socket_path(env)
         self.idle = idle
         self._engines: OrderedDict[Any, tuple[Any, Engine]] = OrderedDict()
         self._stopping = False
@@ -46,9 +47,7 @@ class Daemon:
         """An engine for ``call``'s working directory and ``env``, rebuilt when a file it read changed."""
         from .config.discover import discover
         from .config.trust import store_path
-        from .engine import Engine
-        from .state import state_path
-        from .statedb import SqliteState
+        from .hook import recording_engine
 
         key = (call.cwd, tuple(sorted(env.items())))
         discovery = discover(os.path.abspath(call.cwd), env, [])
@@ -57,14 +56,7 @@ class Daemon:
         if found is not None and found[0] == stamp:
             self._engines.move_to_end(key)
             return found[1]
-        directory = state_directory(env)
-        engine = Engine(
-            None,
-            cwd=call.cwd,
-            env=env,
-            state=SqliteState(state_path(directory)),
-            log=os.path.join(directory, "decisions.jsonl"),
-        )
+        engine = recording_engine(None, call.cwd, env)
         self._engines[key] = (stamp, engine)
         while len(self._engines) > ENGINES:
             self._engines.popitem(last=False)
@@ -150,7 +142,7 @@ def _remove(path: str) -> None:
 
 def stop(env: Mapping[str, str]) -> bool:
     """Ask the daemon of ``env``'s state directory to leave; True if one was running."""
-    path = os.path.join(state_directory(env), SOCKET_NAME)
+    path = socket_path(env)
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
             connection.settimeout(5)

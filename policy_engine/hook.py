@@ -10,7 +10,6 @@ to fix.
 from __future__ import annotations
 
 import json
-import os
 import signal
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
     from .model import ToolCall
 
 DEFAULT_TIMEOUT = 20.0  # seconds; below the 30 s `policy install` gives the agents, so we answer first
-LOG_FILE = "decisions.jsonl"
 
 
 class HookTimeout(Exception):
@@ -80,20 +78,25 @@ def _payload(text: str | bytes) -> dict[str, Any]:
 
 
 def _engine(call: ToolCall, env: Mapping[str, str]) -> Engine:
-    from .config.discover import state_directory
+    return recording_engine(None, call.cwd, env)
+
+
+def recording_engine(
+    config: Any, cwd: str | None, env: Mapping[str, str], *, mode: str | None = None, logged: bool = True
+) -> Engine:
+    """An engine that keeps its session state in the SQLite store (opened when first needed) and,
+    if ``logged``, writes the decision log: what a hook, the daemon and `policy check --session` use."""
     from .engine import Engine
     from .state import OnDemand, StateStore, state_path
-
-    directory = state_directory(env)
+    from .statedir import log_path, state_directory
 
     def open_store() -> StateStore:
         from .statedb import SqliteState
 
-        return SqliteState(state_path(directory))
+        return SqliteState(state_path(state_directory(env)))
 
-    return Engine(
-        None, cwd=call.cwd, env=env, state=OnDemand(open_store), log=os.path.join(directory, LOG_FILE)
-    )
+    log = log_path(env) if logged else None
+    return Engine(config, cwd=cwd, env=env, mode=mode, state=OnDemand(open_store), log=log)
 
 
 def _describe(error: BaseException) -> str:

@@ -16,10 +16,11 @@ import sys
 from typing import TYPE_CHECKING
 
 from .config.cache import cache_directory
-from .config.discover import managed_path, pi_agent_directory, state_directory, user_candidates
+from .config.discover import managed_path, pi_agent_directory, user_candidates
 from .config.trust import store_path
 from .model import Action, Origin
 from .policy import WRITE_SENSES, Protection
+from .statedir import state_directory
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

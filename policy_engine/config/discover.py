@@ -44,13 +44,6 @@ def xdg_directory(env: Mapping[str, str], variable: str, fallback: str) -> str:
     return value if value.startswith("/") else os.path.join(home_directory(env), fallback)
 
 
-def state_directory(env: Mapping[str, str]) -> str:
-    """Where the engine keeps its state and decision log (``POLICY_ENGINE_STATE_DIR`` overrides)."""
-    return env.get("POLICY_ENGINE_STATE_DIR") or os.path.join(
-        xdg_directory(env, "XDG_STATE_HOME", ".local/state"), "policy-engine"
-    )
-
-
 def explicit_paths(env: Mapping[str, str]) -> list[str]:
     """The files named by ``POLICY_ENGINE_CONFIG`` (a path list)."""
     return [p for p in env.get("POLICY_ENGINE_CONFIG", "").split(os.pathsep) if p]
