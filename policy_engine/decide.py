@@ -59,10 +59,9 @@ class LayerJudge:
     def judge(self, atom: Atom, context: Context) -> list[Verdict]:
         """Every verdict this layer gives on ``atom``: protections, policies per target, doubts."""
         verdicts: list[Verdict] = []
-        targets = self._targets(atom, context, verdicts)
+        targets, redirected = self._targets(atom, context, verdicts)
         # A redirection's target is not in the command's text, so an approval of the command
         # (`git status`) does not cover it (`git status > ~/.bashrc`).
-        redirected = _redirected_only(atom)
         policy_verdicts = []
         for target, senses in targets.items():
             located = self._locate(target, context)
@@ -91,15 +90,19 @@ class LayerJudge:
 
     def _targets(
         self, atom: Atom, context: Context, verdicts: list[Verdict]
-    ) -> dict[str, list[Sense | None]]:
+    ) -> tuple[dict[str, list[Sense | None]], set[str]]:
         """Every spelling of every path the atom touches, with every sense it touches it with (a path
-        can be read and deleted by one command: `find ~ -delete`), after adding the verdicts of the
-        protections hit to ``verdicts``. A walked tree also reaches the locations below it; an atom
-        that touches no path is judged at its working directory."""
+        can be read and deleted by one command: `find ~ -delete`), and those it touches only through
+        a redirection; the verdicts of the protections hit go to ``verdicts``. A walked tree also
+        reaches the locations below it; an atom that touches no path is judged at its working
+        directory."""
         targets: dict[str, list[Sense | None]] = {}
         checked: set[tuple[str, Sense, str | None]] = set()
+        redirected: set[str] = set()
+        direct: set[str] = set()
         for access in atom.accesses:
             for path in spellings(access.path):
+                (redirected if access.redirect else direct).add(path)
                 senses = targets.setdefault(path, [])
                 if access.sense not in senses:
                     senses.append(access.sense)
@@ -114,7 +117,7 @@ class LayerJudge:
                     senses = targets.setdefault(directory, [])
                     if access.sense not in senses:
                         senses.append(access.sense)
-        return targets or {path: [None] for path in context.spell(context.cwd)}
+        return targets or {path: [None] for path in context.spell(context.cwd)}, redirected - direct
 
     def _approved(self, atom: Atom, target: str, located: tuple[str, str], verdict: Verdict) -> Verdict:
         """``verdict``, or the verdict of an approval that covers the atom at ``target`` instead.
@@ -262,12 +265,6 @@ def _protected(hit: Protection, how: str, layer: Layer, atom: Atom, path: str, s
 
 # Which explicit tool rules govern a bash access of each sense.
 _EXPLICIT = {Sense.READ: "read", Sense.WRITE: "write", Sense.DELETE: "write"}
-
-
-def _redirected_only(atom: Atom) -> set[str]:
-    """The spellings of paths the atom touches only through a redirection."""
-    redirected = {p for a in atom.accesses if a.redirect for p in spellings(a.path)}
-    return redirected - {p for a in atom.accesses if not a.redirect for p in spellings(a.path)}
 
 
 def _approves(approval: CompiledRule, atom: Atom, target: str, policy: str, home: str) -> bool:
