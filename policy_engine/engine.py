@@ -212,7 +212,7 @@ class Engine:
             breaker,
         )
         if self.log_path is not None and self.mode != "ignore":
-            self._log(decision, round((perf_counter() - started) * 1e6))
+            self._log(self.log_path, decision, round((perf_counter() - started) * 1e6))
         return decision
 
     def _session_allows(self, session_id: str, key: str, troubles: list[str]) -> bool:
@@ -231,13 +231,13 @@ class Engine:
             troubles.append(f"{error}; judged without circuit breakers")
             return None
 
-    def _log(self, decision: Decision, microseconds: int) -> None:
+    def _log(self, path: str, decision: Decision, microseconds: int) -> None:
         """Append the decision to the decision log; a failure is reported once on stderr, never raised."""
         from .audit import append
         from .report import log_record
 
         record = log_record(decision, microseconds, self.policy_set.digest)
-        problem = append(self.log_path, record)  # type: ignore[arg-type]
+        problem = append(path, record)
         if problem is not None and not self._log_failed:
             self._log_failed = True
             print(f"policy-engine: {problem}", file=sys.stderr)
