@@ -4,7 +4,7 @@ Everything here has been validated; nothing here imports pydantic or json5. Rule
 winning order (most specific first, then least disruptive), so the first matching rule decides.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from .model import Action, Origin
@@ -42,12 +42,13 @@ class CompiledRule(NamedTuple):
 
 
 class CompiledPolicy(NamedTuple):
-    """A named policy: its rules in winning order and the action when none matches."""
+    """A named policy: its rules in winning order and the action when none matches. ``rules`` is a
+    tuple, or read from the compiled-policy cache, a sequence that decodes each rule when first used."""
 
     name: str
     default_action: Action
     default_origin: Origin
-    rules: tuple[CompiledRule, ...]
+    rules: Sequence[CompiledRule]
 
 
 class LocationEntry(NamedTuple):

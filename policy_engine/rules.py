@@ -6,6 +6,7 @@ the first wildcard; a rule with a command ``pattern`` is more specific than any 
 """
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -65,6 +66,42 @@ def winning_order(rule: CompiledRule) -> tuple[int, int, int]:
     return -has_pattern, -literal, rule.action.tie_rank
 
 
+# Where a policy's rules can match, by position in winning order: for each tool glob, the rules
+# without a command pattern, the rules whose pattern fixes the command's first word (by that word),
+# and the rules whose pattern only constrains how the command starts (with that start). Plain data,
+# so that the compiled-policy cache stores it and a hook call decodes only the rules it looks at.
+ToolIndex = tuple[tuple[int, ...], dict[str, tuple[int, ...]], tuple[tuple[int, str], ...]]
+RuleIndex = dict[str, ToolIndex]
+
+
+def rule_index(rules: Sequence[CompiledRule]) -> RuleIndex:
+    """The index of ``rules`` (in winning order). A pattern whose literal prefix holds a space
+    (``git push *``) fixes the first word (``git``); one without (``ls*``, ``*.sh``) does not."""
+    plain: dict[str, list[int]] = {}
+    by_word: dict[str, dict[str, list[int]]] = {}
+    loose: dict[str, list[tuple[int, str]]] = {}
+    for position, rule in enumerate(rules):
+        plain.setdefault(rule.tool, [])
+        by_word.setdefault(rule.tool, {})
+        loose.setdefault(rule.tool, [])
+        if rule.pattern is None:
+            plain[rule.tool].append(position)
+            continue
+        head, space, _ = literal_prefix(rule.pattern).partition(" ")
+        if space:
+            by_word[rule.tool].setdefault(head, []).append(position)
+        else:
+            loose[rule.tool].append((position, head))
+    return {
+        tool: (
+            tuple(plain[tool]),
+            {word: tuple(positions) for word, positions in by_word[tool].items()},
+            tuple(loose[tool]),
+        )
+        for tool in plain
+    }
+
+
 class RuleMatch(NamedTuple):
     """The rule that decides (None: the default action applies) and the matching rules it beat."""
 
@@ -73,32 +110,33 @@ class RuleMatch(NamedTuple):
 
 
 class RuleBook:
-    """A policy's rules in winning order, indexed lazily by tool name and then by command word.
+    """A policy's rules in winning order, looked up through their index by tool and command word.
 
     The first rule that matches wins; the other matching rules are what it beat. Matching only
     looks at rules that can match at all: those of the tool, and among command patterns those
     whose literal prefix agrees with the command's first word.
     """
 
-    __slots__ = ("_explicit", "_tools", "rules")
+    __slots__ = ("_explicit", "_index", "_tools", "rules")
 
-    def __init__(self, rules: tuple[CompiledRule, ...]) -> None:
+    def __init__(self, rules: Sequence[CompiledRule], index: RuleIndex | None = None) -> None:
         self.rules = rules
+        self._index = rule_index(rules) if index is None else index
         self._tools: dict[str, _ToolRules] = {}
         self._explicit: dict[str, tuple[CompiledRule, ...]] = {}
+
+    @classmethod
+    def of(cls, policy: CompiledPolicy) -> "RuleBook":
+        # Rules read from the compiled-policy cache carry their index (config/cache.py).
+        return cls(policy.rules, getattr(policy.rules, "book_index", None))
 
     def explicit(self, tool: str) -> tuple[CompiledRule, ...]:
         """The rules written for exactly ``tool`` (no glob, no pattern), in winning order."""
         found = self._explicit.get(tool)
         if found is None:
-            found = self._explicit[tool] = tuple(
-                r for r in self.rules if r.tool == tool and r.pattern is None
-            )
+            entry = self._index.get(tool)
+            found = self._explicit[tool] = () if entry is None else tuple(self.rules[p] for p in entry[0])
         return found
-
-    @classmethod
-    def of(cls, policy: CompiledPolicy) -> "RuleBook":
-        return cls(policy.rules)
 
     def match(self, atom: Atom) -> RuleMatch:
         """The winning rule for ``atom`` and the other rules that matched it.
@@ -108,8 +146,8 @@ class RuleBook:
         """
         tool_rules = self._tools.get(atom.tool)
         if tool_rules is None:
-            globs = {glob: glob_matches(glob, atom.tool) for glob in {r.tool for r in self.rules}}
-            tool_rules = self._tools[atom.tool] = _ToolRules(tuple(r for r in self.rules if globs[r.tool]))
+            entries = [entry for glob, entry in self._index.items() if glob_matches(glob, atom.tool)]
+            tool_rules = self._tools[atom.tool] = _ToolRules(self.rules, entries)
         command = atom.command
         read_only = atom.read_only
         matched = [
@@ -124,29 +162,22 @@ class RuleBook:
 
 
 class _ToolRules:
-    """The rules for one tool, with the candidates for each command's first word memoized.
+    """The rules for one tool (the index entries of every tool glob that matches it), with the
+    candidates for each command's first word memoized."""
 
-    A command pattern whose literal prefix holds a space (``git push *``) fixes the command's
-    first word (``git``); one without (``ls*``, ``*.sh``) only constrains how it starts.
-    """
-
-    __slots__ = ("_by_word", "_loose", "_memo", "_plain", "plain")
+    __slots__ = ("_by_word", "_loose", "_memo", "_plain", "_rules", "plain")
 
     MEMO_LIMIT = 4096
 
-    def __init__(self, rules: tuple[CompiledRule, ...]) -> None:
-        self.plain = tuple(r for r in rules if r.pattern is None)
-        self._plain = [(i, r) for i, r in enumerate(rules) if r.pattern is None]
-        self._by_word: dict[str, list[tuple[int, CompiledRule]]] = {}
-        self._loose: list[tuple[int, CompiledRule, str]] = []
-        for position, rule in enumerate(rules):
-            if rule.pattern is None:
-                continue
-            head, space, _ = literal_prefix(rule.pattern).partition(" ")
-            if space:
-                self._by_word.setdefault(head, []).append((position, rule))
-            else:
-                self._loose.append((position, rule, head))
+    def __init__(self, rules: Sequence[CompiledRule], entries: list[ToolIndex]) -> None:
+        self._rules = rules
+        self._plain = sorted(p for entry in entries for p in entry[0])
+        self.plain = tuple(rules[p] for p in self._plain)
+        self._by_word: dict[str, list[int]] = {}
+        for entry in entries:
+            for word, positions in entry[1].items():
+                self._by_word.setdefault(word, []).extend(positions)
+        self._loose = [pair for entry in entries for pair in entry[2]]
         self._memo: dict[str, tuple[CompiledRule, ...]] = {}
 
     def candidates(self, command: str | None) -> tuple[CompiledRule, ...]:
@@ -156,10 +187,9 @@ class _ToolRules:
         word = command.split(" ", 1)[0]
         found = self._memo.get(word)
         if found is None:
-            ranked = self._plain + self._by_word.get(word, [])
-            ranked += [(position, rule) for position, rule, head in self._loose if word.startswith(head)]
-            ranked.sort(key=lambda pair: pair[0])
-            found = tuple(rule for _, rule in ranked)
+            positions = self._plain + self._by_word.get(word, [])
+            positions += [position for position, head in self._loose if word.startswith(head)]
+            found = tuple(self._rules[p] for p in sorted(positions))
             if len(self._memo) < self.MEMO_LIMIT:
                 self._memo[word] = found
         return found

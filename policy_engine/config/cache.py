@@ -14,8 +14,8 @@ import json
 import marshal
 import os
 import zlib
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, overload
 
 from ..fileio import atomic_write
 from ..model import Action, Origin
@@ -29,11 +29,12 @@ from ..policy import (
     PolicySet,
     Protection,
 )
+from ..rules import RuleIndex, rule_index
 from .discover import xdg_directory
 
 # 2: marshal, each policy marshalled apart; 3: a layer's mode; 4: protection senses, approval paths;
-# 5: a layer's log setting; 6: its onError
-FORMAT = 6
+# 5: a layer's log setting; 6: its onError; 7: each policy's rule index
+FORMAT = 7
 KEEP = 16  # compiled files kept per cache directory; older ones are pruned on write
 
 
@@ -104,8 +105,15 @@ def write(path: str, key: list[Any], policy_set: PolicySet) -> None:
     """Store ``policy_set`` under ``key``, as the plain lists, strings and numbers JSON makes of it
     (marshal takes no NamedTuple or enum), marshalled: it loads several times faster than JSON."""
     data = json.loads(json.dumps(policy_set))
-    for layer in data[0]:  # each policy marshalled apart: a call loads only the ones it uses
-        layer[3] = {name: marshal.dumps(policy) for name, policy in layer[3].items()}
+    for layer, compiled in zip(data[0], policy_set.layers, strict=True):
+        # Each policy marshalled apart (a call loads only the ones it uses), and each of its rules
+        # too, with the rule index: a call decodes only the rules the index points it to.
+        layer[3] = {
+            name: marshal.dumps(
+                [*policy[:3], list(map(marshal.dumps, policy[3])), rule_index(compiled.policies[name].rules)]
+            )
+            for name, policy in layer[3].items()
+        }
     write_marshal(path, key, data)
 
 
@@ -198,14 +206,46 @@ def _rule(value: Any, origins: dict[tuple[Any, ...], Origin]) -> CompiledRule:
 
 
 def _policy(value: Any) -> CompiledPolicy:
-    name, default_action, default_origin, rules = value
-    origins: dict[tuple[Any, ...], Origin] = {}
+    name, default_action, default_origin, rules, index = value
+    _expect(isinstance(rules, list) and all(type(r) is bytes for r in rules) and isinstance(index, dict))
     return CompiledPolicy(
-        _str(name),
-        Action(_int(default_action)),
-        _origin(default_origin),
-        tuple(_rule(rule, origins) for rule in rules),
+        _str(name), Action(_int(default_action)), _origin(default_origin), _LazyRules(rules, index)
     )
+
+
+class _LazyRules(Sequence[CompiledRule]):
+    """A policy's rules, each decoded when first used, with the index that finds them (``RuleBook``
+    uses it): a $safe-bash policy holds some 700 rules and a call looks at a few dozen."""
+
+    def __init__(self, raw: list[bytes], index: RuleIndex) -> None:
+        self._raw = raw
+        self._decoded: list[CompiledRule | None] = [None] * len(raw)
+        self._origins: dict[tuple[Any, ...], Origin] = {}
+        self.book_index = index  # not `index`: Sequence.index is a method
+
+    @overload
+    def __getitem__(self, position: int) -> CompiledRule: ...
+    @overload
+    def __getitem__(self, position: slice) -> Sequence[CompiledRule]: ...
+    def __getitem__(self, position: int | slice) -> CompiledRule | Sequence[CompiledRule]:
+        if isinstance(position, slice):
+            return tuple(self[i] for i in range(len(self))[position])
+        found = self._decoded[position]
+        if found is None:
+            found = self._decoded[position] = _rule(marshal.loads(self._raw[position]), self._origins)
+        return found
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
 
 
 class _LazyPolicies(Mapping[str, CompiledPolicy]):

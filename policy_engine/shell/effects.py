@@ -6,20 +6,22 @@ Everything a command does is looked up in its entry of ``commands.jsonc`` (see
 touches its working directory in an unknown way, so that no read-only rule can ever cover it.
 """
 
+from __future__ import annotations
+
 import os.path
 import re
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..interpreters import inline
-from ..interpreters.program import Setting
 from ..model import Access, Sense
 from ..paths import collapse, pseudo_file
 from ..policy import InterpreterSettings
 from .arguments import Argument, parse_arguments, spec_of
 from .knowledge import Knowledge
 from .programs import awk_program, sed_script
-from .walk import Stdin
 from .words import GLOB_CHARACTERS, Word
+
+if TYPE_CHECKING:
+    from .walk import Stdin
 
 SENSES = {s.value: s for s in Sense}
 
@@ -145,6 +147,9 @@ class _Collector:
         settings = self.context.code
         if settings is None:  # interpreterAnalysis is off: the command is judged by its rules alone
             return
+        from ..interpreters import inline  # loaded with the first inline program
+        from ..interpreters.program import Setting
+
         name = inline.language_name(language)
         if text is None:
             self.doubts.append(f"the {name} program is computed at run time")
@@ -633,8 +638,10 @@ def _input_program(collect: _Collector, language: str, cwd: str | None) -> None:
     """The program an interpreter reads on standard input: a heredoc, a here-string or a pipe from
     ``echo`` is read like inline code; another pipe or a file cannot be seen; without either, the
     interpreter is interactive."""
+    from ..interpreters.inline import language_name
+
     stdin = collect.context.stdin
-    name = inline.language_name(language)
+    name = language_name(language)
     # A heredoc or here-string is read even when computed (then in doubt); a pipe when it is known.
     known = stdin is not None and stdin.kind == "pipe" and stdin.text is not None
     if stdin is not None and (stdin.kind in ("heredoc", "herestring") or known):

@@ -7,12 +7,15 @@ replaced; any other expansion or substitution makes the word dynamic: its text t
 spelling, and whatever depends on its value is a doubt.
 """
 
+from __future__ import annotations
+
 import re
 from collections.abc import Callable
 from itertools import repeat
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from tree_sitter import Node
+if TYPE_CHECKING:  # the literal fast path builds words without tree-sitter
+    from tree_sitter import Node
 
 MAX_BRACE_WORDS = 128
 GLOB_CHARACTERS = frozenset("*?[")
