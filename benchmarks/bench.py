@@ -10,9 +10,10 @@ Run: python benchmarks/bench.py [--corpus DIR] [--config FILE] [--runs N]
 3. Start-up: `policy check "git status"` and `policy check "python3 -c ..."` as new processes
    (compiled cache warm) beside `python -c pass`, run alternately so that all see the same machine
    load; medians and their ratios.
-4. Hooks: the command `policy install` writes for Claude Code fed a PreToolUse payload (`git status`,
-   in a session: state store and decision log on, in a scratch state directory), without and with
-   the daemon (`policy serve`), beside `python -c pass`; medians, p95 and their ratios.
+4. Hooks: the command `policy install` writes for Claude Code fed a PreToolUse payload in a session
+   (state store and decision log on, in a scratch state directory): `git status` without and with
+   the daemon (`policy serve`), and without it a Read and a line that must be parsed (a pipe),
+   beside `python -c pass`; medians, p95 and their ratios.
 
 Figures on a shared machine are noisy: compare ratios measured in one run, not absolute times
 across runs.
@@ -150,6 +151,9 @@ def bench_startup(config: Path, runs: int, cwd: str) -> dict[str, float]:
     }
 
 
+PARSED = "git log --oneline | head -5"  # a pipe: the line is parsed (tree-sitter is loaded)
+
+
 def bench_hook(config: Path, runs: int, cwd: str) -> dict[str, float]:
     import json
     import tempfile
@@ -157,36 +161,41 @@ def bench_hook(config: Path, runs: int, cwd: str) -> dict[str, float]:
     scratch = tempfile.mkdtemp(prefix="policy-bench-")
     env = dict(os.environ, POLICY_ENGINE_CONFIG=str(config), POLICY_ENGINE_STATE_DIR=scratch)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    payload = json.dumps(
-        {
-            "session_id": "bench",
-            "cwd": cwd,
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": PLAIN},
-            "tool_use_id": "t",
-        }
-    )
+
+    def payload(tool: str, tool_input: dict[str, str]) -> str:
+        return json.dumps(
+            {
+                "session_id": "bench",
+                "cwd": cwd,
+                "hook_event_name": "PreToolUse",
+                "tool_name": tool,
+                "tool_input": tool_input,
+                "tool_use_id": "t",
+            }
+        )
+
+    plain = payload("Bash", {"command": PLAIN})
     from policy_engine.install import executable
 
     hook = [*executable(), "hook", "--agent", "claude"]  # the command `policy install` writes
+    direct = dict(env, POLICY_ENGINE_DAEMON="0")
     daemon = subprocess.Popen([sys.executable, "-m", "policy_engine", "serve", "--idle", "300"], env=env)
     try:
         deadline = time.monotonic() + 20
         while not os.path.exists(os.path.join(scratch, "daemon.sock")) and time.monotonic() < deadline:
             time.sleep(0.05)
         kinds = {
-            "direct": (hook, dict(env, POLICY_ENGINE_DAEMON="0")),
-            "daemon": (hook, dict(env, POLICY_ENGINE_DAEMON="1")),
-            "bare": ([sys.executable, "-c", "pass"], env),
+            "direct": (hook, direct, plain),
+            "direct_read": (hook, direct, payload("Read", {"file_path": f"{cwd}/README.md"})),
+            "direct_parsed": (hook, direct, payload("Bash", {"command": PARSED})),
+            "daemon": (hook, dict(env, POLICY_ENGINE_DAEMON="1"), plain),
+            "bare": ([sys.executable, "-c", "pass"], env, plain),
         }
         times: dict[str, list[float]] = {name: [] for name in kinds}
         for round_ in range(runs + 2):
-            for name, (command, kind_env) in kinds.items():
+            for name, (command, kind_env, text) in kinds.items():
                 start = time.perf_counter()
-                subprocess.run(
-                    command, input=payload, text=True, env=kind_env, capture_output=True, check=False
-                )
+                subprocess.run(command, input=text, text=True, env=kind_env, capture_output=True, check=False)
                 if round_ >= 2:  # the first two rounds warm bytecode, caches and the daemon
                     times[name].append((time.perf_counter() - start) * 1000)
     finally:
@@ -194,7 +203,7 @@ def bench_hook(config: Path, runs: int, cwd: str) -> dict[str, float]:
         daemon.wait()
     bare = statistics.median(times["bare"])
     result: dict[str, float] = {"runs": runs, "python_pass_ms": bare}
-    for name in ("direct", "daemon"):
+    for name in kinds.keys() - {"bare"}:
         values = sorted(times[name])
         result[f"{name}_ms"] = statistics.median(values)
         result[f"{name}_p95_ms"] = percentile(values, 0.95)
@@ -252,13 +261,20 @@ def main() -> int:
         f"({startup['python_ratio']:.2f}x)"
     )
     hook = bench_hook(args.config, args.runs, args.cwd)
+
+    def measured(name: str) -> str:
+        return (
+            f"median {hook[f'{name}_ms']:.1f} ms ({hook[f'{name}_ratio']:.2f}x), "
+            f"p95 {hook[f'{name}_p95_ms']:.1f} ms ({hook[f'{name}_p95_ratio']:.2f}x)"
+        )
+
     print(
-        f"hook (claude, in a session): without the daemon median {hook['direct_ms']:.1f} ms "
-        f"({hook['direct_ratio']:.2f}x), p95 {hook['direct_p95_ms']:.1f} ms "
-        f"({hook['direct_p95_ratio']:.2f}x); "
-        f"with the daemon median {hook['daemon_ms']:.1f} ms ({hook['daemon_ratio']:.2f}x), p95 "
-        f"{hook['daemon_p95_ms']:.1f} ms ({hook['daemon_p95_ratio']:.2f}x); `python -c pass` "
-        f"{hook['python_pass_ms']:.1f} ms ({hook['runs']} alternating runs)"
+        f"hook (claude, in a session; `python -c pass` {hook['python_pass_ms']:.1f} ms, "
+        f"{hook['runs']} alternating runs):\n"
+        f"  `{PLAIN}` without the daemon: {measured('direct')}\n"
+        f"  a Read without the daemon: {measured('direct_read')}\n"
+        f"  `{PARSED}` (parsed) without the daemon: {measured('direct_parsed')}\n"
+        f"  `{PLAIN}` with the daemon: {measured('daemon')}"
     )
     return 0
 

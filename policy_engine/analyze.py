@@ -7,12 +7,12 @@ analysis (``shell/``) into every simple command it can run, each with its own ac
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from .model import Access, Atom, Sense
 from .paths import normalize
 from .tools import BASH, DEFAULTS_TO_CWD, SENSES, TREES, input_paths, unreadable_paths
 
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -9,7 +9,7 @@ tools one path (or a glob the user typed). The engine applies it per atom (``dec
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from .config.discover import PROJECT, USER, find_project, user_candidates
 from .config.edit import add_approval, remove_approval
@@ -17,6 +17,7 @@ from .config.jsonc import parse
 from .config.trust import digest, read_store, recorded_digest, trust
 from .errors import ApprovalError
 from .fileio import atomic_write
+from .record import Record
 from .tools import BASH
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from .model import ToolCall
 
 
-class Listed(NamedTuple):
+class Listed(Record):
     """One approval of a file, as ``policy approvals`` shows it."""
 
     file: str

@@ -17,7 +17,10 @@ import fcntl
 import json
 import os
 from collections.abc import Iterator, Mapping
-from typing import IO, Any
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 DEFAULT_KEEP = 5

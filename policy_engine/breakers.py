@@ -13,10 +13,10 @@ nor escalated: no breaker hands them to a person to wave through.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
-
 from .model import Action
+from .record import Record
 
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from .model import Verdict
     from .policy import Layer
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 DENY_EVENT, NUDGE_EVENT = "deny", "nudge"
 
 
-class Tripped(NamedTuple):
+class Tripped(Record):
     """A breaker that changed the action: the new action, its name, and what the reason adds."""
 
     action: Action

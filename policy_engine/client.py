@@ -11,7 +11,6 @@ bytes, which neither environment values, agents' JSON payloads nor our answers c
 
 from __future__ import annotations
 
-import _socket
 import os
 import sys
 
@@ -89,6 +88,8 @@ def ask_daemon(agent: str, text: str, env: Mapping[str, str], timeout: float) ->
     request = encode_request(__version__, agent, text, env)
     if request is None:
         return None
+    import _socket  # here: a call judged in-process (POLICY_ENGINE_DAEMON=0) does not load it
+
     connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         connection.settimeout(timeout)
@@ -144,12 +145,9 @@ def main() -> int:
     import gc
 
     gc.set_threshold(100_000, 50, 50)
-    status = hook(agent, os.environ)
-    # The answer is written, the log appended with os.write, the state store committed: tearing
-    # down the interpreter (every module, the parsers) would only delay the agent by some 5 ms.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(status)
+    # The answer is written and flushed, the log appended with os.write, the state store committed:
+    # tearing down the interpreter (every module, the parsers) would only delay the agent by ~5 ms.
+    os._exit(hook(agent, os.environ))
 
 
 def hook(agent: str, env: Mapping[str, str]) -> int:
@@ -159,8 +157,13 @@ def hook(agent: str, env: Mapping[str, str]) -> int:
         reply = _answer(agent, sys.stdin.buffer.read(), env)
     except BaseException as error:
         reply = _emergency(agent, error)
-    _write(sys.stdout, reply.stdout)
-    _write(sys.stderr, reply.stderr)
+    try:
+        _write(sys.stdout, reply.stdout)
+        _write(sys.stderr, reply.stderr)
+        sys.stdout.flush()  # whatever else was printed, before the caller leaves without teardown
+        sys.stderr.flush()
+    except Exception:  # no stdout, or the agent stopped reading: the answer cannot be "go ahead"
+        return 2
     return reply.status if reply.status in (0, 2) else 2
 
 

@@ -5,18 +5,20 @@ literal and its symlink-resolved spelling); an atom that touches no path is judg
 directory. The most restrictive verdict of all wins (``deny > ask > log > nudge > allow``).
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable
-from typing import NamedTuple
 
 from .locations import location_directory, resolve_location
 from .model import Action, Atom, Sense, Verdict
 from .paths import inside, normalize, spellings
 from .policy import CompiledRule, Layer, LocationEntry, Protection
 from .protect import UNDER, UNSEARCHED, Guard, guards, protections_hit
+from .record import Record
 from .rules import RuleBook, glob_matches, specificity, winning_order
 
 
-class Context(NamedTuple):
+class Context(Record):
     """What a judgement depends on besides the atom: the call's cwd, the home directory, the
     project root, and how to spell a directory (literal and symlink-resolved, memoized)."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 from time import perf_counter
-from typing import TYPE_CHECKING, Any
 
 from .analyze import atoms_of
 from .breakers import Tripped, escalated
@@ -22,8 +21,10 @@ from .sessions import DEFAULT_TTL, atom_key, now
 from .state import MemoryState, StateError
 from .tools import canonical_tool
 
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from typing import Any
 
     from .config.discover import Discovery
     from .policy import InterpreterSettings, PolicySet

@@ -1,9 +1,11 @@
 """Configuration errors: every problem names its file, line, column, key path, what is wrong and a hint."""
 
-from typing import NamedTuple
+from __future__ import annotations
+
+from .record import Record
 
 
-class Problem(NamedTuple):
+class Problem(Record):
     """One thing wrong with a policy file."""
 
     file: str | None

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 from .model import Action, Decision, ToolCall
 from .paths import normalize
+from .record import Record
 
 # Where a project file sits below its project directory.
 _PROJECT_DIRECTORIES = (".policy-engine", ".pi")
 
 
-class TestResult(NamedTuple):
+class TestResult(Record):
     """One test of a file, judged."""
 
     file: str

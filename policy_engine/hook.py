@@ -12,18 +12,20 @@ from __future__ import annotations
 import json
 import signal
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
 from .adapters import adapter
 from .adapters.protocol import HookError, Reply
 from .errors import ConfigError
 
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from collections.abc import Callable
     from types import FrameType
+    from typing import Any
 
     from .engine import Engine
     from .model import ToolCall
+    from .state import StateStore
 
 DEFAULT_TIMEOUT = 20.0  # seconds; below the 30 s `policy install` gives the agents, so we answer first
 
@@ -87,7 +89,7 @@ def recording_engine(
     """An engine that keeps its session state in the SQLite store (opened when first needed) and,
     if ``logged``, writes the decision log: what a hook, the daemon and `policy check --session` use."""
     from .engine import Engine
-    from .state import OnDemand, StateStore, state_path
+    from .state import OnDemand, state_path
     from .statedir import log_path, state_directory
 
     def open_store() -> StateStore:

@@ -34,7 +34,9 @@ import time
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
+
+from .record import Record
 
 AGENTS: tuple[str, ...] = ("claude", "codex", "gemini", "cursor", "copilot")
 SCOPES = ("user", "project")
@@ -50,13 +52,13 @@ Json = dict[str, Any]
 Runner = Callable[[list[str], str], tuple[int, str, str]]
 
 
-class InstallResult(NamedTuple):
+class InstallResult(Record):
     path: str  # the settings file
     changed: bool  # False when it was already installed / not installed (idempotent)
     backup: str | None  # the backup written before changing an existing file
 
 
-class Check(NamedTuple):
+class Check(Record):
     name: str
     ok: bool
     detail: str

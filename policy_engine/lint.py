@@ -12,10 +12,11 @@ import difflib
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from .errors import ConfigError
 from .model import Action, Origin
+from .record import Record
 from .rules import expand_braces, literal_prefix
 from .tools import ALIASES, SENSES, canonical_tool
 
@@ -51,7 +52,7 @@ _OPERATOR = re.compile(r"(?:^|\s)(?:;|&&|\|\||\||>>?|<|[0-9]?>&?[0-9]?|&>)(?:\s|
 WALK_LIMIT = 5000
 
 
-class Finding(NamedTuple):
+class Finding(Record):
     """One thing `policy lint` reports."""
 
     id: str
@@ -68,7 +69,7 @@ class Finding(NamedTuple):
         return text + (f"\n    hint: {self.hint}" if self.hint else "")
 
 
-class _Rule(NamedTuple):
+class _Rule(Record):
     """A rule as written (before presets expand), where it is, and what lint needs of it."""
 
     policy: str

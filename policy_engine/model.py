@@ -1,15 +1,21 @@
 """The engine's vocabulary: actions, tool calls, atoms with their accesses, verdicts and decisions.
 
-Values are immutable ``NamedTuple``s rather than frozen dataclasses on purpose: a hook is a new
-process per tool call, and ``import dataclasses`` pulls in ``inspect``, which costs about as much as
-starting the interpreter itself. NamedTuples give the same immutability and typing for free.
+Values are immutable records (``record.py``: ``typing.NamedTuple`` to type checkers) rather than
+frozen dataclasses on purpose: a hook is a new process per tool call, and ``import dataclasses``
+pulls in ``inspect``, which costs about as much as starting the interpreter itself.
 """
+
+from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import IntEnum, StrEnum
-from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .record import Record
+
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
+    from typing import Any
+
     from .policy import CompiledRule
 
 
@@ -26,7 +32,7 @@ class Action(IntEnum):
         return self.name.lower()
 
     @classmethod
-    def parse(cls, name: str) -> "Action":
+    def parse(cls, name: str) -> Action:
         """The action spelled ``name`` in a policy file (``"deny"``); ValueError for anything else."""
         action = _BY_NAME.get(name)
         if action is None:
@@ -56,7 +62,7 @@ class Sense(StrEnum):
     UNKNOWN = "unknown"
 
 
-class ToolCall(NamedTuple):
+class ToolCall(Record):
     """One tool call of an agent, with the tool's canonical or agent-specific name."""
 
     tool: str
@@ -67,7 +73,7 @@ class ToolCall(NamedTuple):
     agent: str | None = None
 
 
-class Access(NamedTuple):
+class Access(Record):
     """A path an atom reads, writes, deletes or executes; ``via`` says what in inline code does it
     (``Python line 2: open(mode 'w')``), for explanations. ``tree`` is set when a directory at
     ``path`` is walked whole (``grep -r``, ``rm -r``, ``cp -r``): ``all`` entries, or only the
@@ -82,7 +88,7 @@ class Access(NamedTuple):
     redirect: bool = False
 
 
-class Atom(NamedTuple):
+class Atom(Record):
     """The smallest unit judged on its own: one simple command of a bash line, or one file-tool call.
 
     ``command`` is the normalized command text for bash atoms and None for other tools. ``doubts``
@@ -100,7 +106,7 @@ class Atom(NamedTuple):
         return not self.doubts and all(a.sense is Sense.READ for a in self.accesses)
 
 
-class Origin(NamedTuple):
+class Origin(Record):
     """Where a setting was written: file, 1-based line and column, and its key path in that file."""
 
     file: str
@@ -112,7 +118,7 @@ class Origin(NamedTuple):
         return f"{self.file}:{self.line}:{self.column}"
 
 
-class Verdict(NamedTuple):
+class Verdict(Record):
     """The judgement of one layer on one atom at one target, with everything that explains it.
 
     ``kind`` is ``rule`` (a rule decided), ``default`` (the policy's defaultAction), ``protection``
@@ -130,16 +136,16 @@ class Verdict(NamedTuple):
     target: str
     policy: str | None = None
     location: str | None = None
-    rule: "CompiledRule | None" = None
+    rule: CompiledRule | None = None
     origin: Origin | None = None
     message: str | None = None
-    beat: "tuple[CompiledRule, ...]" = ()
+    beat: tuple[CompiledRule, ...] = ()
     detail: str | None = None
     sense: Sense | None = None
     walked: bool = False
 
 
-class Decision(NamedTuple):
+class Decision(Record):
     """The engine's answer for one tool call.
 
     ``reason`` is the text the model sees, ``message`` the nudge (or rule) message if any,

@@ -4,13 +4,15 @@ Everything here has been validated; nothing here imports pydantic or json5. Rule
 winning order (most specific first, then least disruptive), so the first matching rule decides.
 """
 
+from __future__ import annotations
+
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
 
 from .model import Action, Origin
+from .record import Record
 
 
-class CompiledRule(NamedTuple):
+class CompiledRule(Record):
     """One rule of a policy (or one approval rule), after presets and tool aliases are expanded.
 
     Only approvals carry ``policy`` (the policy they apply to; None: every policy of their layer)
@@ -41,7 +43,7 @@ class CompiledRule(NamedTuple):
         return text
 
 
-class CompiledPolicy(NamedTuple):
+class CompiledPolicy(Record):
     """A named policy: its rules in winning order and the action when none matches. ``rules`` is a
     tuple, or read from the compiled-policy cache, a sequence that decodes each rule when first used."""
 
@@ -51,7 +53,7 @@ class CompiledPolicy(NamedTuple):
     rules: Sequence[CompiledRule]
 
 
-class LocationEntry(NamedTuple):
+class LocationEntry(Record):
     """A ``locations`` entry. ``base`` is the directory a relative key is taken from (None: the cwd)."""
 
     key: str
@@ -66,7 +68,7 @@ READ_SENSES = ("read", "exec", "unknown")
 WRITE_SENSES = ("write", "delete", "unknown")
 
 
-class Protection(NamedTuple):
+class Protection(Record):
     """A pathProtection pattern compiled to a regex over a path relative to its ``anchor``.
 
     Anchors: ``absolute`` (pattern starts with ``/``), ``home`` (``~/``), ``project`` (relative with a
@@ -87,7 +89,7 @@ class Protection(NamedTuple):
     exact: bool = False
 
 
-class InterpreterSettings(NamedTuple):
+class InterpreterSettings(Record):
     """``interpreterAnalysis``: whether inline code is analysed and what an unproven call gets."""
 
     enabled: bool = True
@@ -97,7 +99,7 @@ class InterpreterSettings(NamedTuple):
     max_nodes: int = 10000
 
 
-class Breaker(NamedTuple):
+class Breaker(Record):
     """``agentTimeout`` / ``nudgeTimeout``: ``max_events`` events within ``window_seconds`` trip it."""
 
     max_events: int
@@ -105,7 +107,7 @@ class Breaker(NamedTuple):
     origin: Origin
 
 
-class Layer(NamedTuple):
+class Layer(Record):
     """One independently judged configuration.
 
     The base layer (user and trusted project files, or the embedded default) decides; a
@@ -133,7 +135,7 @@ class Layer(NamedTuple):
     on_error: str | None = None
 
 
-class PolicySet(NamedTuple):
+class PolicySet(Record):
     """Every layer that applies, the project root that relative patterns are taken from, and a short
     digest of everything the set was compiled from (the decision log names it)."""
 

@@ -15,19 +15,20 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from .filetests import _call as test_call
 from .filetests import default_cwd
 from .model import Decision, ToolCall
 from .paths import normalize
+from .record import Record
 from .tools import BASH, canonical_tool
 
 if TYPE_CHECKING:
     from .engine import Engine
 
 
-class Change(NamedTuple):
+class Change(Record):
     """A call whose action differs between the old and the new file."""
 
     call: ToolCall

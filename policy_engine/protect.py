@@ -17,10 +17,11 @@ import fnmatch
 import os
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
 
 from .paths import inside
+from .record import Record
 
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from .policy import Protection
 
@@ -43,7 +44,7 @@ def _regex(source: str) -> re.Pattern[str]:
     return re.compile(source)
 
 
-class Guard(NamedTuple):
+class Guard(Record):
     """A protection placed on this machine: the directory its pattern is written against and, for a
     pattern with a leading literal path, that path (``/home/me/.ssh`` for ``~/.ssh/*``)."""
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from .model import Action, Sense
 from .secrets import mask
 from .selfprotect import ORIGIN as SELF_ORIGIN
 from .tools import BASH, input_paths
 
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

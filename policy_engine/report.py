@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from .rules import specificity
 
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
+    from typing import Any
+
     from .model import Access, Atom, Decision, Verdict
     from .policy import CompiledRule
 

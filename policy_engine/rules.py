@@ -5,13 +5,15 @@ character); it must match the whole text. Specificity is the number of literal c
 the first wildcard; a rule with a command ``pattern`` is more specific than any rule without one.
 """
 
+from __future__ import annotations
+
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import NamedTuple
 
 from .model import Atom
 from .policy import CompiledPolicy, CompiledRule
+from .record import Record
 
 _EXACT, _PREFIX, _REGEX = 0, 1, 2
 
@@ -102,7 +104,7 @@ def rule_index(rules: Sequence[CompiledRule]) -> RuleIndex:
     }
 
 
-class RuleMatch(NamedTuple):
+class RuleMatch(Record):
     """The rule that decides (None: the default action applies) and the matching rules it beat."""
 
     winner: CompiledRule | None
@@ -126,7 +128,7 @@ class RuleBook:
         self._explicit: dict[str, tuple[CompiledRule, ...]] = {}
 
     @classmethod
-    def of(cls, policy: CompiledPolicy) -> "RuleBook":
+    def of(cls, policy: CompiledPolicy) -> RuleBook:
         # Rules read from the compiled-policy cache carry their index (config/cache.py).
         return cls(policy.rules, getattr(policy.rules, "book_index", None))
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import TYPE_CHECKING
 
 from .config.cache import cache_directory
 from .config.discover import managed_path, pi_agent_directory, user_candidates
@@ -22,6 +21,7 @@ from .model import Action, Origin
 from .policy import WRITE_SENSES, Protection
 from .statedir import state_directory
 
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from collections.abc import Mapping
 

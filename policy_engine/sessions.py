@@ -14,24 +14,28 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, Protocol
 
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from .model import Atom
 
 DEFAULT_TTL = 12 * 3600.0  # a working day: an answer should not outlive the task it was given for
 
 
-class SessionStore(Protocol):
-    """Where session allows are kept."""
+if TYPE_CHECKING:  # an interface for type checkers (Protocol would import typing)
 
-    def allowed(self, session_id: str, key: str, now: float) -> bool:
-        """Whether ``key`` is allowed in ``session_id`` at time ``now``."""
-        ...
+    class SessionStore(Protocol):
+        """Where session allows are kept."""
 
-    def allow(self, session_id: str, key: str, expires: float) -> None:
-        """Allow ``key`` in ``session_id`` until ``expires`` (seconds since the epoch)."""
-        ...
+        def allowed(self, session_id: str, key: str, now: float) -> bool:
+            """Whether ``key`` is allowed in ``session_id`` at time ``now``."""
+            ...
+
+        def allow(self, session_id: str, key: str, expires: float) -> None:
+            """Allow ``key`` in ``session_id`` until ``expires`` (seconds since the epoch)."""
+            ...
 
 
 def atom_key(atom: Atom, cwd: str) -> str:

@@ -13,10 +13,11 @@ Times are seconds since the epoch, as ``time.time()`` gives them. Events older t
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Protocol
 
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Protocol
 
 EVENT_RETENTION = 24 * 3600.0  # no breaker looks back further than a day; older events are pruned
 PRUNE_EVERY = 256  # recorded events between sweeps of other keys' stale rows (cheap, amortized)
@@ -29,25 +30,29 @@ class StateError(Exception):
     """
 
 
-class StateStore(Protocol):
-    """Events and session allows kept between hook processes (also a ``sessions.SessionStore``)."""
+if TYPE_CHECKING:  # an interface for type checkers (Protocol would import typing)
 
-    def allowed(self, session_id: str, key: str, now: float) -> bool:
-        """Whether ``key`` is allowed in ``session_id`` at ``now`` (an expired allow counts as absent)."""
-        ...
+    class StateStore(Protocol):
+        """Events and session allows kept between hook processes (also a ``sessions.SessionStore``)."""
 
-    def allow(self, session_id: str, key: str, expires: float) -> None:
-        """Allow ``key`` in ``session_id`` until ``expires``; an existing later expiry is kept."""
-        ...
+        def allowed(self, session_id: str, key: str, now: float) -> bool:
+            """Whether ``key`` is allowed in ``session_id`` at ``now`` (an expired allow counts as absent)."""
+            ...
 
-    def tally(self, kind: str, session_id: str, key: str, *, now: float, window: float, record: bool) -> int:
-        """In one atomic step: if ``record``, add an event at ``now``; forget this (kind, session, key)'s
-        events older than ``now - window`` (one exactly at the cutoff is kept); return how many remain."""
-        ...
+        def allow(self, session_id: str, key: str, expires: float) -> None:
+            """Allow ``key`` in ``session_id`` until ``expires``; an existing later expiry is kept."""
+            ...
 
-    def clear(self, kind: str, session_id: str, key: str) -> None:
-        """Forget every event of (kind, session, key), as a breaker does after it trips."""
-        ...
+        def tally(
+            self, kind: str, session_id: str, key: str, *, now: float, window: float, record: bool
+        ) -> int:
+            """In one atomic step: if ``record``, add an event at ``now``; forget this (kind, session, key)'s
+            events older than ``now - window`` (one exactly at the cutoff is kept); return how many remain."""
+            ...
+
+        def clear(self, kind: str, session_id: str, key: str) -> None:
+            """Forget every event of (kind, session, key), as a breaker does after it trips."""
+            ...
 
 
 def state_path(directory: str) -> str:

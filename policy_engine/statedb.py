@@ -11,10 +11,10 @@ import contextlib
 import os
 import sqlite3
 import time
-from typing import TYPE_CHECKING
 
 from .state import EVENT_RETENTION, PRUNE_EVERY, StateError, _cutoff
 
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from types import TracebackType

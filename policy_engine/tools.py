@@ -8,9 +8,12 @@ their own name, so ``github_*`` and ``mcp__*`` rules work unchanged.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from .model import Sense
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import Any
 
 BASH = "bash"
 

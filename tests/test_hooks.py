@@ -243,6 +243,51 @@ def test_file_and_mcp_tools(sandbox: Sandbox, project: Path, agent: str, kind: s
     check_answer(agent, action, result, "mind the API quota" if action == "nudge" else None)
 
 
+# A hook is a new process per tool call, so what it imports is what it costs. A plain command line
+# or a file tool needs neither the parser nor `typing` (record.py), nor anything the cache spares.
+IMPORTS = """
+import os, sys
+from policy_engine import client
+client.hook(sys.argv[1], os.environ)
+heavy = ("typing", "tree_sitter", "sqlite3", "pydantic", "json5", "pathspec", "dataclasses", "inspect")
+print(sorted(name for name in heavy if name in sys.modules), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_plain_call_loads_neither_the_parser_nor_typing(
+    sandbox: Sandbox, project: Path, agent: str
+) -> None:
+    import subprocess
+
+    calls = [shell(agent, str(project), COMMANDS["allow"]), file_tool(agent, str(project), "read")]
+    hook(sandbox, agent, calls[0])  # compiles the policy into the cache
+    for payload in calls:
+        result = subprocess.run(
+            [sys.executable, "-c", IMPORTS, agent],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            cwd=str(REPO),
+            env=sandbox.env,
+            timeout=60,
+        )
+        check_answer(agent, "allow", result)
+        assert result.stderr.splitlines()[-1] == "[]", (payload, result.stderr)
+    # A line that needs the parser loads it (the probe would see it).
+    parsed = shell(agent, str(project), "ls | wc -l")
+    result = subprocess.run(
+        [sys.executable, "-c", IMPORTS, agent],
+        input=json.dumps(parsed),
+        capture_output=True,
+        text=True,
+        cwd=str(REPO),
+        env=sandbox.env,
+        timeout=60,
+    )
+    assert "tree_sitter" in result.stderr.splitlines()[-1]
+
+
 def blocked(agent: str, result: Any, *phrases: str) -> None:
     """A failure's answer: exit 2, the reason on stderr (and a deny on stdout where the protocol
     has one), never 1."""

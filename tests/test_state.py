@@ -13,19 +13,16 @@ import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from policy_engine.sessions import SessionStore
-from policy_engine.state import (
-    EVENT_RETENTION,
-    PRUNE_EVERY,
-    MemoryState,
-    StateError,
-    StateStore,
-    state_path,
-)
+from policy_engine.state import EVENT_RETENTION, PRUNE_EVERY, MemoryState, StateError, state_path
 from policy_engine.statedb import SCHEMA_VERSION, SqliteState
+
+if TYPE_CHECKING:  # interfaces for type checkers only (the hook's modules do not import typing)
+    from policy_engine.sessions import SessionStore
+    from policy_engine.state import StateStore
 
 # Whole seconds near the wall clock: window arithmetic stays exact and housekeeping (which uses the
 # wall clock when allowing) sees these times as current.

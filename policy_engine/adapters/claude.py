@@ -10,10 +10,13 @@ adds later are ignored; a field we need that is missing or of the wrong type is 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ..model import Action, Decision
 from .protocol import BLOCK, HookEvent, Reply, json_reply, proceed, tool_event
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "claude"
 EVENTS = {"PreToolUse": "pre", "PostToolUse": "post"}

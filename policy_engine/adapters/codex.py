@@ -9,11 +9,14 @@ own approval policy then applies), a nudge only ``additionalContext`` for the mo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ..model import Action, Decision
 from . import claude
 from .protocol import BLOCK, HookEvent, Reply, approve_hint, json_reply
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "codex"
 

@@ -9,10 +9,13 @@ A log gives no decision. The payload names no session, so the circuit breakers d
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ..model import Action, Decision, ToolCall
 from .protocol import BLOCK, HookEvent, Reply, arguments, field, json_reply, proceed
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "copilot"
 # Copilot CLI's tool names that are not ours.

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
 
 from ..model import Action, Decision, ToolCall
 from .protocol import BLOCK, HookError, HookEvent, Reply, arguments, field, json_reply, proceed
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "cursor"
 

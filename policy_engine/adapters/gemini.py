@@ -10,10 +10,13 @@ nudge is an allow whose ``systemMessage`` shows the note; a log gives no decisio
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ..model import Action, Decision
 from .protocol import BLOCK, HookEvent, Reply, approve_hint, json_reply, proceed, tool_event
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "gemini"
 EVENTS = {"BeforeTool": "pre", "AfterTool": "post"}

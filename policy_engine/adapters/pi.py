@@ -9,10 +9,13 @@ stdout, for a reader that looks there first).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ..model import Decision, ToolCall
 from .protocol import BLOCK, HookEvent, Reply, field, json_reply
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "pi"
 

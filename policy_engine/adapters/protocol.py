@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, NamedTuple
 
 from ..model import ToolCall
+from ..record import Record
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import Any
 
 # The blocking exit status of Claude Code, Codex and Gemini CLI: the call is refused and stderr is
 # the reason. Any other non-zero status is a "non-blocking error" there, and the tool runs anyway.
@@ -23,7 +27,7 @@ class HookError(Exception):
     """A payload that cannot be judged (malformed, a field of the wrong type, an unknown event)."""
 
 
-class HookEvent(NamedTuple):
+class HookEvent(Record):
     """A payload read: a call to judge (``pre``), or the outcome of one (``post``: ``ran``)."""
 
     kind: str
@@ -31,7 +35,7 @@ class HookEvent(NamedTuple):
     ran: bool | None = None
 
 
-class Reply(NamedTuple):
+class Reply(Record):
     """What the hook prints and how it exits."""
 
     stdout: str

@@ -15,7 +15,6 @@ import marshal
 import os
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, overload
 
 from ..fileio import atomic_write
 from ..model import Action, Origin
@@ -31,6 +30,10 @@ from ..policy import (
 )
 from ..rules import RuleIndex, rule_index
 from .discover import xdg_directory
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import Any
 
 # 2: marshal, each policy marshalled apart; 3: a layer's mode; 4: protection senses, approval paths;
 # 5: a layer's log setting; 6: its onError; 7: each policy's rule index
@@ -223,11 +226,7 @@ class _LazyRules(Sequence[CompiledRule]):
         self._origins: dict[tuple[Any, ...], Origin] = {}
         self.book_index = index  # not `index`: Sequence.index is a method
 
-    @overload
-    def __getitem__(self, position: int) -> CompiledRule: ...
-    @overload
-    def __getitem__(self, position: slice) -> Sequence[CompiledRule]: ...
-    def __getitem__(self, position: int | slice) -> CompiledRule | Sequence[CompiledRule]:
+    def __getitem__(self, position: Any) -> Any:  # int -> CompiledRule, slice -> tuple of them
         if isinstance(position, slice):
             return tuple(self[i] for i in range(len(self))[position])
         found = self._decoded[position]

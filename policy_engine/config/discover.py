@@ -6,9 +6,12 @@ walking up from the working directory (ours, else pi-control's). The managed fil
 case. Standard library only: this runs on every hook call.
 """
 
+from __future__ import annotations
+
 import os
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+
+from ..record import Record
 
 MANAGED_DEFAULT = "/etc/policy-engine/policy.jsonc"
 OUR_PROJECT = (".policy-engine", "policy.jsonc")
@@ -17,7 +20,7 @@ PI_PROJECT = ((".pi", "extensions", "pi-controls.jsonc"), (".pi", "extensions", 
 MANAGED, USER, PROJECT, EXPLICIT = "managed", "user", "project", "explicit"
 
 
-class Source(NamedTuple):
+class Source(Record):
     """A policy file that was found: its role, absolute path and format family."""
 
     role: str
@@ -25,7 +28,7 @@ class Source(NamedTuple):
     flavor: str = "policy-engine"
 
 
-class Discovery(NamedTuple):
+class Discovery(Record):
     """The files that apply, the project root (the directory holding the project file), and a
     line per place that was looked at, for ``policy config``."""
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 import json5
 
 from ..errors import ConfigError, Problem
+from ..record import Record
 from .jsonc import Document, json_type, parse
 
 KEY = "approvalRules"
@@ -46,7 +47,7 @@ class _Unfollowed(ValueError):
     """The text is JSON5 this scanner does not follow (json5 accepted it, we cannot place it)."""
 
 
-class _Entry(NamedTuple):
+class _Entry(Record):
     """One member of an object or element of an array, as offsets into the text."""
 
     start: int  # the key of a member, the element itself in an array
@@ -56,7 +57,7 @@ class _Entry(NamedTuple):
     key: str | None
 
 
-class _Container(NamedTuple):
+class _Container(Record):
     """An object or array: where its brackets are and what is between them."""
 
     open: int
@@ -64,7 +65,7 @@ class _Container(NamedTuple):
     entries: tuple[_Entry, ...]
 
 
-class _Layout(NamedTuple):
+class _Layout(Record):
     """How new lines inside a container are written: the container's own line indent, one indent
     step of the file, and the file's line break."""
 
@@ -73,7 +74,7 @@ class _Layout(NamedTuple):
     newline: str
 
 
-class _Edit(NamedTuple):
+class _Edit(Record):
     """Replace ``text[start:end]`` with ``new``."""
 
     start: int

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from typing import Any, NamedTuple
+from typing import Any
 
 import json5
 
 from ..errors import ConfigError, Problem
+from ..record import Record
 
 Path = tuple[str | int, ...]
 
 
-class Place(NamedTuple):
+class Place(Record):
     """Where a key (or array element) and its value start; 1-based lines and columns."""
 
     key_line: int
@@ -28,7 +29,7 @@ class Place(NamedTuple):
     value_column: int
 
 
-class Document(NamedTuple):
+class Document(Record):
     """A parsed policy file."""
 
     file: str

@@ -5,22 +5,27 @@ one cache file, with the standard library alone; json5, pydantic and pathspec ar
 when the configuration changed and must be compiled again.
 """
 
+from __future__ import annotations
+
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ConfigError, Problem
+from ..record import Record
 from ..version import __version__
 from . import cache
 from .discover import PROJECT, Discovery, Source
 from .presets import builtin_texts
 from .trust import digest, read_store, recorded_digest
 
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..policy import PolicySet
 
 
-class SourceText(NamedTuple):
+class SourceText(Record):
     """A policy file's text as read, with the trust record of its real path (project files)."""
 
     source: Source
@@ -63,7 +68,7 @@ def _read(discovery: Discovery, env: Mapping[str, str]) -> list[SourceText]:
     return found
 
 
-def load(discovery: Discovery, env: Mapping[str, str], *, use_cache: bool = True) -> "PolicySet":
+def load(discovery: Discovery, env: Mapping[str, str], *, use_cache: bool = True) -> PolicySet:
     """The compiled policy set for ``discovery``: from the cache when nothing changed, else compiled."""
     files = _read(discovery, env)
     key: list[Any] = [

@@ -5,13 +5,16 @@ pi-control's merge: objects merge key by key, arrays and scalars (``null`` inclu
 found in the merged configuration still points at the file and line that wrote it.
 """
 
-import copy
-from typing import Any, NamedTuple
+from __future__ import annotations
 
+import copy
+from typing import Any
+
+from ..record import Record
 from .jsonc import Document, Path, Place
 
 
-class Written(NamedTuple):
+class Written(Record):
     """The file and place a value of the merged configuration comes from."""
 
     file: str

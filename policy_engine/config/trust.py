@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import os
 import time
-from typing import TYPE_CHECKING, Any
 
 from ..fileio import atomic_write
 from .discover import xdg_directory
 
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Any
 
 
 def store_path(env: Mapping[str, str]) -> str:

@@ -21,14 +21,17 @@ strings), an ``Api`` (a module, global or member of one), ``DATA`` (harmless con
 know) or None (unknown, and possibly anything).
 """
 
+from __future__ import annotations
+
 import posixpath
 import re
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TYPE_CHECKING, NamedTuple, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from ..model import Sense
 from ..paths import collapse, pseudo_file
+from ..record import Record
 from ..shell.grammar import first_error_line, parse
 from .program import Contact, Effect, Execution, Program, Setting
 
@@ -38,19 +41,19 @@ if TYPE_CHECKING:
 MAX_NESTING = 100  # syntax nested deeper than this is not followed (and keeps Python's stack small)
 
 
-class Num(NamedTuple):
+class Num(Record):
     """A number: its decimal spelling when it is a plain integer literal, else None."""
 
     text: str | None
 
 
-class Strings(NamedTuple):
+class Strings(Record):
     """An array of known strings, such as an argument vector."""
 
     items: tuple[str, ...]
 
 
-class Api(NamedTuple):
+class Api(Record):
     """A known part of the runtime: a module or global (``fs``, ``process``, ``eval``), one of its
     members (``fs`` and ``rmSync``), or the file a ``Bun.file(path)`` stands for (member ``file()``)."""
 
@@ -79,7 +82,7 @@ Value: TypeAlias = str | Num | Strings | Api | _Data | None
 _Options: TypeAlias = "dict[str, tuple[Value, Node]]"
 
 
-class _Survey(NamedTuple):
+class _Survey(Record):
     """What a whole tree (or loop) shows before it is walked: the names assigned in it, those assigned
     inside functions (which may run at any time, so their value is never known), and whether it
     changes directory, anywhere or inside a function (which may be called before it is defined)."""
@@ -96,7 +99,7 @@ class _Scope:
 
     __slots__ = ("boundary", "function", "names", "parent")
 
-    def __init__(self, parent: "_Scope | None", function: int, boundary: bool) -> None:
+    def __init__(self, parent: _Scope | None, function: int, boundary: bool) -> None:
         self.names: dict[str, Value] = {}
         self.parent = parent
         self.function = function
@@ -131,7 +134,7 @@ def analyze(source: str, setting: Setting, typescript: bool = False) -> Program:
 # -- the survey -------------------------------------------------------------------------------------
 
 
-def _survey(root: "Node", source: bytes, limit: int) -> _Survey | None:
+def _survey(root: Node, source: bytes, limit: int) -> _Survey | None:
     """The survey of ``root``, or None when it has more than ``limit`` named nodes. Iterative, so that
     no nesting can exhaust the stack."""
     count = 0
@@ -157,7 +160,7 @@ def _survey(root: "Node", source: bytes, limit: int) -> _Survey | None:
     return _Survey(frozenset(assigned), frozenset(in_functions), moves, moves_in_function)
 
 
-def _assigned_names(node: "Node", source: bytes) -> list[str]:
+def _assigned_names(node: Node, source: bytes) -> list[str]:
     """The names ``node`` assigns (not declares): ``x = ...``, ``x += ...``, ``x++``, ``for (x of ...)``."""
     if node.type in ("assignment_expression", "augmented_assignment_expression"):
         target = node.child_by_field_name("left")
@@ -304,18 +307,18 @@ class _Analysis:
 
     # -- helpers --------------------------------------------------------------------------------
 
-    def _text(self, node: "Node | None") -> str:
+    def _text(self, node: Node | None) -> str:
         if node is None:
             return ""
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
-    def _doubt(self, node: "Node", message: str) -> None:
+    def _doubt(self, node: Node, message: str) -> None:
         self.doubts.append(f"line {node.start_point.row + 1}: {message}")
 
-    def _contact(self, node: "Node", evidence: str) -> None:
+    def _contact(self, node: Node, evidence: str) -> None:
         self.contacts.append(Contact(node.start_point.row + 1, evidence))
 
-    def visit(self, node: "Node") -> Value:
+    def visit(self, node: Node) -> Value:
         """The value of ``node`` after recording what evaluating it does."""
         if self.depth >= MAX_NESTING:
             if not self.too_deep:
@@ -333,12 +336,12 @@ class _Analysis:
         finally:
             self.depth -= 1
 
-    def value(self, node: "Node") -> Value:
+    def value(self, node: Node) -> Value:
         """The value of ``node``, handed on to code we do not follow."""
         result = self.visit(node)
         return self._escape(result, node) if isinstance(result, Api) else result
 
-    def _escape(self, api: Api, node: "Node") -> Value:
+    def _escape(self, api: Api, node: Node) -> Value:
         """``api`` used as a plain value: the environment is read whole, a ``Bun.file`` is read, a
         network API may be used, and any other effectful function may be called where we cannot see."""
         if api.member == "env" and api.module in _ENV_HOLDERS:
@@ -374,7 +377,7 @@ class _Analysis:
         finally:
             self.scope = outer
 
-    def _each(self, nodes: Iterable["Node"]) -> Value:
+    def _each(self, nodes: Iterable[Node]) -> Value:
         """Statements in order, after binding the functions they declare (which are hoisted)."""
         nodes = list(nodes)
         for node in nodes:
@@ -412,7 +415,7 @@ class _Analysis:
             return None
         return scope.names[name]
 
-    def _set(self, scope: _Scope | None, name: str, value: Value, node: "Node") -> None:
+    def _set(self, scope: _Scope | None, name: str, value: Value, node: Node) -> None:
         """Bind ``name`` (in ``scope``, or where it is bound already for an assignment). A module or
         its function is followed only under a name that is never reassigned."""
         if scope is None:
@@ -422,7 +425,7 @@ class _Analysis:
         scope.names[name] = value
         self.log.append((scope, name))
 
-    def _bind(self, pattern: "Node", value: Value, scope: _Scope | None) -> None:
+    def _bind(self, pattern: Node, value: Value, scope: _Scope | None) -> None:
         """Bind the names of a declaration or assignment target to (the parts of) ``value``."""
         kind = pattern.type
         if kind in ("identifier", "shorthand_property_identifier_pattern"):
@@ -445,7 +448,7 @@ class _Analysis:
         elif kind not in ("comment", "this"):
             self.visit(pattern)  # a member of an object, as the target of an assignment
 
-    def _bind_property(self, child: "Node", value: Value, scope: _Scope | None) -> None:
+    def _bind_property(self, child: Node, value: Value, scope: _Scope | None) -> None:
         """One property of an object pattern: ``{rmSync: rm}``, ``{HOME}``, ``{a = 1}``, ``{...rest}``."""
         if child.type == "shorthand_property_identifier_pattern":
             self._bind(child, self._property(value, self._text(child), child), scope)
@@ -470,13 +473,13 @@ class _Analysis:
             for inner in child.named_children:
                 self._bind(inner, value if isinstance(value, Api) else None, scope)
 
-    def _property(self, value: Value, name: str, node: "Node") -> Value:
+    def _property(self, value: Value, name: str, node: Node) -> Value:
         """A named property of a destructured value."""
         if name == "constructor":
             self._constructor(node)
         return self._api_member(value, name, node) if isinstance(value, Api) else None
 
-    def _key_name(self, key: "Node | None") -> str | None:
+    def _key_name(self, key: Node | None) -> str | None:
         """The name of a property key, when it is known."""
         if key is None:
             return None
@@ -488,22 +491,22 @@ class _Analysis:
 
     # -- statements -----------------------------------------------------------------------------
 
-    def _nothing(self, node: "Node") -> Value:
+    def _nothing(self, node: Node) -> Value:
         return None
 
-    def _children(self, node: "Node") -> Value:
+    def _children(self, node: Node) -> Value:
         for child in node.named_children:
             self.value(child)
         return None
 
-    def _sequence(self, node: "Node") -> Value:
+    def _sequence(self, node: Node) -> Value:
         return self._each(node.named_children)
 
-    def _block(self, node: "Node") -> Value:
+    def _block(self, node: Node) -> Value:
         self._scoped(lambda: self._each(node.named_children))
         return None
 
-    def _if(self, node: "Node") -> Value:
+    def _if(self, node: Node) -> Value:
         condition = node.child_by_field_name("condition")
         if condition is not None:
             self.value(condition)
@@ -513,7 +516,7 @@ class _Analysis:
                 self._region(partial(self.visit, branch))
         return None
 
-    def _switch(self, node: "Node") -> Value:
+    def _switch(self, node: Node) -> Value:
         subject, body = node.child_by_field_name("value"), node.child_by_field_name("body")
         if subject is not None:
             self.value(subject)
@@ -522,13 +525,13 @@ class _Analysis:
             self._scoped(lambda: [self._region(case) for case in cases])
         return None
 
-    def _try(self, node: "Node") -> Value:
+    def _try(self, node: Node) -> Value:
         """Each part may stop anywhere or not run: a region each."""
         for part in node.named_children:
             self._region(partial(self.visit, part))
         return None
 
-    def _catch(self, node: "Node") -> Value:
+    def _catch(self, node: Node) -> Value:
         parameter, body = node.child_by_field_name("parameter"), node.child_by_field_name("body")
 
         def run() -> None:
@@ -540,7 +543,7 @@ class _Analysis:
         self._scoped(run)
         return None
 
-    def _enter_loop(self, node: "Node") -> None:
+    def _enter_loop(self, node: Node) -> None:
         """A loop body runs again after itself: what it assigns is unknown from its first line on."""
         if not self.survey.assigned and not self.survey.moves:
             return
@@ -554,7 +557,7 @@ class _Analysis:
         if survey.moves:
             self.cwd = None
 
-    def _for(self, node: "Node") -> Value:
+    def _for(self, node: Node) -> Value:
         initializer = node.child_by_field_name("initializer")
         rest = [c for c in node.named_children if initializer is None or c != initializer]
 
@@ -567,7 +570,7 @@ class _Analysis:
         self._scoped(run)
         return None
 
-    def _for_in(self, node: "Node") -> Value:
+    def _for_in(self, node: Node) -> Value:
         right, left = node.child_by_field_name("right"), node.child_by_field_name("left")
         body = node.child_by_field_name("body")
         declares = node.child_by_field_name("kind") is not None
@@ -584,16 +587,16 @@ class _Analysis:
         self._scoped(run)
         return None
 
-    def _loop(self, node: "Node") -> Value:
+    def _loop(self, node: Node) -> Value:
         self._enter_loop(node)
         self._region(partial(self._each, node.named_children))
         return None
 
-    def _with(self, node: "Node") -> Value:
+    def _with(self, node: Node) -> Value:
         self._doubt(node, "`with` changes what names refer to")
         return self._children(node)
 
-    def _declaration(self, node: "Node") -> Value:
+    def _declaration(self, node: Node) -> Value:
         """``const``/``let``/``var`` (``var`` binds in the enclosing function)."""
         scope = self._function_scope() if node.type == "variable_declaration" else self.scope
         for child in node.named_children:
@@ -605,13 +608,13 @@ class _Analysis:
                 self._bind(name, value, scope)
         return None
 
-    def _function_declaration(self, node: "Node") -> Value:
+    def _function_declaration(self, node: Node) -> Value:
         name = node.child_by_field_name("name")
         if name is not None:
             self._set(self._function_scope(), self._text(name), DATA, name)
         return self._function(node)
 
-    def _function(self, node: "Node") -> Value:
+    def _function(self, node: Node) -> Value:
         """A function body is judged where it is defined, as if it ran: its parameters are unknown,
         and so is the working directory if the program changes it anywhere."""
 
@@ -641,7 +644,7 @@ class _Analysis:
 
         return self._region(run)
 
-    def _parameters(self, node: "Node") -> None:
+    def _parameters(self, node: Node) -> None:
         if node.type != "formal_parameters":
             self._bind(node, None, self.scope)
             return
@@ -655,7 +658,7 @@ class _Analysis:
             else:
                 self._bind(child, None, self.scope)
 
-    def _class(self, node: "Node") -> Value:
+    def _class(self, node: Node) -> Value:
         """A class: its heritage and decorators run now, its members when it is used (a region)."""
         name = node.child_by_field_name("name")
         if name is not None and node.type != "class":
@@ -667,7 +670,7 @@ class _Analysis:
                 self._children(child)
         return DATA
 
-    def _class_body(self, body: "Node") -> Value:
+    def _class_body(self, body: Node) -> Value:
         for member in body.named_children:
             if member.type in ("method_definition", "class_static_block"):
                 self._function(member)
@@ -677,7 +680,7 @@ class _Analysis:
                         self.value(child)
         return None
 
-    def _import(self, node: "Node") -> Value:
+    def _import(self, node: Node) -> Value:
         if any(child.type == "type" for child in node.children):
             return None  # `import type`: nothing is loaded
         source = node.child_by_field_name("source")
@@ -694,7 +697,7 @@ class _Analysis:
             self._import_names(clause, module)
         return None
 
-    def _import_names(self, clause: "Node", module: Value) -> None:
+    def _import_names(self, clause: Node, module: Value) -> None:
         for child in clause.named_children:
             if child.type == "identifier":
                 self._set(self.scope, self._text(child), module, child)
@@ -710,7 +713,7 @@ class _Analysis:
                     member = self._property(module, self._text(name).strip("'\""), specifier)
                     self._set(self.scope, self._text(alias), member, specifier)
 
-    def _export(self, node: "Node") -> Value:
+    def _export(self, node: Node) -> Value:
         source = node.child_by_field_name("source")
         if source is not None and not any(child.type == "type" for child in node.children):
             specifier = self.visit(source)
@@ -722,7 +725,7 @@ class _Analysis:
                 self.value(child)
         return None
 
-    def _load(self, specifier: str, node: "Node", how: str) -> Value:
+    def _load(self, specifier: str, node: Node, how: str) -> Value:
         """What loading a module gives: a built-in's API, a JSON file's data (a read), or a doubt."""
         name = specifier.removeprefix("node:")
         module = _MODULES.get(name)
@@ -736,33 +739,33 @@ class _Analysis:
 
     # -- expressions ----------------------------------------------------------------------------
 
-    def _data(self, node: "Node") -> Value:
+    def _data(self, node: Node) -> Value:
         return DATA
 
-    def _identifier(self, node: "Node") -> Value:
+    def _identifier(self, node: Node) -> Value:
         return self._lookup(self._text(node))
 
-    def _first(self, node: "Node") -> Value:
+    def _first(self, node: Node) -> Value:
         """The value of a wrapper (parentheses, ``as``, ``!``, ``satisfies``): its expression."""
         for child in node.named_children:
             if child.type != "comment" and not _is_type(child.type):
                 return self.visit(child)
         return None
 
-    def _last(self, node: "Node") -> Value:
+    def _last(self, node: Node) -> Value:
         for child in reversed(node.named_children):
             if child.type != "comment" and not _is_type(child.type):
                 return self.visit(child)
         return None
 
-    def _inner(self, node: "Node") -> Value:
+    def _inner(self, node: Node) -> Value:
         result: Value = None
         children = [c for c in node.named_children if c.type != "comment"]
         for index, child in enumerate(children):
             result = self.visit(child) if index == len(children) - 1 else self.value(child)
         return result
 
-    def _string(self, node: "Node") -> Value:
+    def _string(self, node: Node) -> Value:
         parts = []
         for child in node.children:
             if child.type == "escape_sequence":
@@ -771,7 +774,7 @@ class _Analysis:
                 parts.append(self._text(child))
         return "".join(parts)
 
-    def _template(self, node: "Node") -> Value:
+    def _template(self, node: Node) -> Value:
         parts: list[str] = []
         known = True
         for child in node.children:
@@ -785,16 +788,16 @@ class _Analysis:
                 parts.append(self._text(child))
         return "".join(parts) if known else DATA
 
-    def _number(self, node: "Node") -> Value:
+    def _number(self, node: Node) -> Value:
         text = self._text(node)
         plain = text.isascii() and text.isdigit() and (text == "0" or not text.startswith("0"))
         return Num(text if plain else None)
 
-    def _object(self, node: "Node") -> Value:
+    def _object(self, node: Node) -> Value:
         self._children(node)
         return DATA
 
-    def _pair(self, node: "Node") -> Value:
+    def _pair(self, node: Node) -> Value:
         key, value = node.child_by_field_name("key"), node.child_by_field_name("value")
         if key is not None and key.type == "computed_property_name":
             self._children(key)
@@ -802,7 +805,7 @@ class _Analysis:
             self.value(value)
         return None
 
-    def _array(self, node: "Node") -> Value:
+    def _array(self, node: Node) -> Value:
         """An array literal: ``Strings`` when every element is a known string or integer (an argv)."""
         items: list[str] = []
         known = True
@@ -822,19 +825,19 @@ class _Analysis:
                 known = False
         return Strings(tuple(items)) if known else DATA
 
-    def _member_expression(self, node: "Node") -> Value:
+    def _member_expression(self, node: Node) -> Value:
         target, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
         receiver = self.visit(target) if target is not None else None
         return self._member(receiver, self._text(prop), node)
 
-    def _member(self, receiver: Value, name: str, node: "Node") -> Value:
+    def _member(self, receiver: Value, name: str, node: Node) -> Value:
         if name == "constructor":
             self._constructor(node)
         if isinstance(receiver, Api):
             return self._api_member(receiver, name, node)
         return None if receiver is None else DATA
 
-    def _constructor(self, node: "Node") -> None:
+    def _constructor(self, node: Node) -> None:
         """``x.constructor`` reaches ``Function`` from any function (``(()=>{}).constructor("code")``);
         only comparing it or reading its ``name`` is harmless."""
         parent = node.parent
@@ -848,7 +851,7 @@ class _Analysis:
             return
         self._doubt(node, "reaches a constructor through .constructor (it may be Function)")
 
-    def _api_member(self, api: Api, name: str, node: "Node") -> Value:
+    def _api_member(self, api: Api, name: str, node: Node) -> Value:
         if api.module == "globalThis" and not api.member:
             return _global(name)
         if api.member == "file()":
@@ -864,13 +867,13 @@ class _Analysis:
             return api
         return Api(api.module, f"{api.member}.{name}" if api.member else name)
 
-    def _subscript(self, node: "Node") -> Value:
+    def _subscript(self, node: Node) -> Value:
         target, index = node.child_by_field_name("object"), node.child_by_field_name("index")
         receiver = self.visit(target) if target is not None else None
         key = self.value(index) if index is not None else None
         return self._element(receiver, key, index, node)
 
-    def _element(self, receiver: Value, key: Value, index: "Node | None", node: "Node") -> Value:
+    def _element(self, receiver: Value, key: Value, index: Node | None, node: Node) -> Value:
         """``receiver[key]``: a computed member of a module is a doubt even when we can fold it."""
         if isinstance(receiver, Api):
             if receiver.member == "env" and receiver.module in ("process", "Bun"):
@@ -885,12 +888,12 @@ class _Analysis:
             self._constructor(node)
         return None if receiver is None else DATA
 
-    def _env_read(self, name: str, node: "Node") -> Value:
+    def _env_read(self, name: str, node: Node) -> Value:
         if self.setting.secret(name):
             self._doubt(node, f"reads ${name}, which looks like a secret")
         return self.setting.home if name == "HOME" else DATA
 
-    def _assignment(self, node: "Node") -> Value:
+    def _assignment(self, node: Node) -> Value:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         value = self.visit(right) if right is not None else None
         if left is None:
@@ -901,18 +904,18 @@ class _Analysis:
         self._bind(left, value, None)
         return value
 
-    def _augmented(self, node: "Node") -> Value:
+    def _augmented(self, node: Node) -> Value:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if right is not None:
             self.value(right)
         self._forget(left)
         return DATA
 
-    def _update(self, node: "Node") -> Value:
+    def _update(self, node: Node) -> Value:
         self._forget(node.child_by_field_name("argument"))
         return DATA
 
-    def _forget(self, target: "Node | None") -> None:
+    def _forget(self, target: Node | None) -> None:
         """A name changed in a way we do not compute (``+=``, ``++``)."""
         if target is None:
             return
@@ -923,7 +926,7 @@ class _Analysis:
         else:
             self.visit(target)
 
-    def _store(self, target: "Node") -> None:
+    def _store(self, target: Node) -> None:
         """The object of an assignment to a member; setting a variable such as ``PATH`` in the
         environment changes what later commands run."""
         holder = target.child_by_field_name("object")
@@ -936,13 +939,13 @@ class _Analysis:
         if isinstance(receiver, Api) and receiver.member == "env" and receiver.module in _ENV_HOLDERS:
             self._steering(name, target)
 
-    def _steering(self, name: Value, node: "Node") -> None:
+    def _steering(self, name: Value, node: Node) -> None:
         """Setting ``PATH`` (or a name we cannot read) changes what later commands run."""
         if not isinstance(name, str) or name in _STEERING:
             shown = name if isinstance(name, str) else "?"
             self._doubt(node, f"sets ${shown}, which changes what later commands run")
 
-    def _binary(self, node: "Node") -> Value:
+    def _binary(self, node: Node) -> Value:
         operator = self._text(node.child_by_field_name("operator"))
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if left is None or right is None:
@@ -961,7 +964,7 @@ class _Analysis:
             self.value(right)
         return DATA
 
-    def _sum(self, node: "Node") -> Value:
+    def _sum(self, node: Node) -> Value:
         """A chain of ``+`` (nested to the left, as deep as it is long), folded without recursion."""
         operands: list[Node] = []
         current = node
@@ -978,7 +981,7 @@ class _Analysis:
             result = _plus(result, self.value(operand))
         return result
 
-    def _unary(self, node: "Node") -> Value:
+    def _unary(self, node: Node) -> Value:
         operator = self._text(node.child_by_field_name("operator"))
         argument = node.child_by_field_name("argument")
         if argument is not None and operator in ("typeof", "delete", "void"):
@@ -987,7 +990,7 @@ class _Analysis:
             self.value(argument)
         return DATA
 
-    def _ternary(self, node: "Node") -> Value:
+    def _ternary(self, node: Node) -> Value:
         condition = node.child_by_field_name("condition")
         if condition is not None:
             self.value(condition)
@@ -1000,7 +1003,7 @@ class _Analysis:
             return results[0]
         return DATA if all(r is not None for r in results) else None
 
-    def _new(self, node: "Node") -> Value:
+    def _new(self, node: Node) -> Value:
         constructor, arguments = (
             node.child_by_field_name("constructor"),
             node.child_by_field_name("arguments"),
@@ -1015,12 +1018,12 @@ class _Analysis:
 
     # -- calls ----------------------------------------------------------------------------------
 
-    def _arguments(self, node: "Node | None") -> list["Node"]:
+    def _arguments(self, node: Node | None) -> list[Node]:
         if node is None:
             return []
         return [child for child in node.named_children if child.type != "comment"]
 
-    def _call(self, node: "Node") -> Value:
+    def _call(self, node: Node) -> Value:
         function, arguments = node.child_by_field_name("function"), node.child_by_field_name("arguments")
         if function is None or arguments is None:
             return self._children(node)
@@ -1054,7 +1057,7 @@ class _Analysis:
             self.value(argument)
         return None
 
-    def _method(self, receiver: Value, name: str, args: list["Node"], node: "Node") -> Value:
+    def _method(self, receiver: Value, name: str, args: list[Node], node: Node) -> Value:
         """A method of a plain value: harmless, but folded where it builds a string (``join``), and a
         doubt where an unknown value may be a module (``x.rmSync(p)``)."""
         if isinstance(receiver, Api):
@@ -1076,14 +1079,14 @@ class _Analysis:
             return receiver
         return DATA
 
-    def _dynamic_import(self, args: list["Node"], node: "Node") -> Value:
+    def _dynamic_import(self, args: list[Node], node: Node) -> Value:
         values = [self.value(argument) for argument in args]
         if values and isinstance(values[0], str):
             return self._load(values[0], node, "import")
         self._doubt(node, "imports a module computed at run time")
         return None
 
-    def _tagged(self, function: "Node", template: "Node", node: "Node") -> Value:
+    def _tagged(self, function: Node, template: Node, node: Node) -> Value:
         """A tagged template: ``Bun.$`ls``` runs shell code; a known API given the template is a doubt."""
         callee = self.visit(function)
         text = self.visit(template)
@@ -1097,7 +1100,7 @@ class _Analysis:
             self._doubt(node, f"{callee.name} is called with a template string")
         return None
 
-    def _api_call(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _api_call(self, api: Api, args: list[Node], node: Node) -> Value:
         """A call (or ``new``) of a known API, judged by the tables."""
         key = _key(api)
         special = _SPECIAL.get(key)
@@ -1128,7 +1131,7 @@ class _Analysis:
     # -- files ----------------------------------------------------------------------------------
 
     def _files(
-        self, api: Api, operations: tuple[tuple[int, Sense], ...], args: list["Node"], node: "Node"
+        self, api: Api, operations: tuple[tuple[int, Sense], ...], args: list[Node], node: Node
     ) -> Value:
         senses = dict(operations)
         for index, argument in enumerate(args):
@@ -1138,7 +1141,7 @@ class _Analysis:
                 self.value(argument)
         return DATA
 
-    def _touch_value(self, value: Value, sense: Sense, node: "Node", evidence: str) -> None:
+    def _touch_value(self, value: Value, sense: Sense, node: Node, evidence: str) -> None:
         """The file a path argument names: a known string, a ``Bun.file``, a descriptor (nothing new is
         opened), or a doubt when a computed path is changed."""
         if isinstance(value, Api):
@@ -1156,7 +1159,7 @@ class _Analysis:
         elif sense is not Sense.READ:
             self._doubt(node, f"cannot tell which file {evidence} {_VERBS[sense]} (computed at run time)")
 
-    def _touch(self, path: str, sense: Sense, node: "Node", evidence: str) -> None:
+    def _touch(self, path: str, sense: Sense, node: Node, evidence: str) -> None:
         if not path:
             return
         if path.startswith("/"):
@@ -1170,7 +1173,7 @@ class _Analysis:
             return
         self.effects.append(Effect(absolute, sense, node.start_point.row + 1, evidence))
 
-    def _fs_open(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _fs_open(self, api: Api, args: list[Node], node: Node) -> Value:
         """``fs.open(path, flags)``: a read for ``r`` (or no flags), a write for any other flags."""
         path = self.visit(args[0]) if args else None
         rest = [self.value(argument) for argument in args[1:]]
@@ -1183,7 +1186,7 @@ class _Analysis:
         self._touch_value(path, Sense.READ if reading else Sense.WRITE, node, api.name)
         return DATA
 
-    def _deno_open(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _deno_open(self, api: Api, args: list[Node], node: Node) -> Value:
         """``Deno.open(path, {write: true})``: a write when any writing option may be set."""
         path = self.visit(args[0]) if args else None
         options = self._trailing(args[1:])
@@ -1193,7 +1196,7 @@ class _Analysis:
         self._touch_value(path, Sense.WRITE if writing else Sense.READ, node, api.name)
         return DATA
 
-    def _deno_temp(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _deno_temp(self, api: Api, args: list[Node], node: Node) -> Value:
         """``Deno.makeTempFile({dir})``: a write in ``dir``, or in the temporary directory."""
         options = self._trailing(args)
         directory = options.get("dir") if options is not None else None
@@ -1201,12 +1204,12 @@ class _Analysis:
         self._touch_value(path, Sense.WRITE, node, api.name)
         return DATA
 
-    def _bun_file(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _bun_file(self, api: Api, args: list[Node], node: Node) -> Value:
         values = [self.value(argument) for argument in args]
         path = values[0] if values and isinstance(values[0], str) else None
         return Api("Bun", "file()", path)
 
-    def _bun_file_method(self, file: Api, name: str, args: list["Node"], node: "Node") -> Value:
+    def _bun_file_method(self, file: Api, name: str, args: list[Node], node: Node) -> Value:
         for argument in args:
             self.value(argument)
         if name == "slice":
@@ -1218,7 +1221,7 @@ class _Analysis:
 
     # -- the working directory, paths, the environment -------------------------------------------
 
-    def _chdir(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _chdir(self, api: Api, args: list[Node], node: Node) -> Value:
         values = [self.value(argument) for argument in args]
         target = values[0] if values else None
         self.moves += 1
@@ -1230,16 +1233,16 @@ class _Analysis:
             self.cwd = None
         return DATA
 
-    def _cwd(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _cwd(self, api: Api, args: list[Node], node: Node) -> Value:
         return self.cwd if self.cwd is not None else DATA
 
-    def _homedir(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _homedir(self, api: Api, args: list[Node], node: Node) -> Value:
         return self.setting.home
 
-    def _tmpdir(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _tmpdir(self, api: Api, args: list[Node], node: Node) -> Value:
         return "/tmp"
 
-    def _path(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _path(self, api: Api, args: list[Node], node: Node) -> Value:
         """``path.join``, ``resolve``, ``dirname``, ``basename``, ``normalize`` of known strings."""
         values = [self.value(argument) for argument in args]
         parts = [value for value in values if isinstance(value, str)]
@@ -1260,35 +1263,35 @@ class _Analysis:
             return posixpath.basename(stripped)
         return posixpath.normpath(parts[0])
 
-    def _require(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _require(self, api: Api, args: list[Node], node: Node) -> Value:
         values = [self.value(argument) for argument in args]
         if values and isinstance(values[0], str):
             return self._load(values[0], node, "require")
         self._doubt(node, "requires a module computed at run time")
         return None
 
-    def _create_require(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _create_require(self, api: Api, args: list[Node], node: Node) -> Value:
         for argument in args:
             self.value(argument)
         return Api("require")
 
-    def _deno_env_get(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _deno_env_get(self, api: Api, args: list[Node], node: Node) -> Value:
         values = [self.value(argument) for argument in args]
         if values and isinstance(values[0], str):
             return self._env_read(values[0], node)
         self._doubt(node, "reads an environment variable whose name is computed at run time")
         return DATA
 
-    def _deno_env_set(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _deno_env_set(self, api: Api, args: list[Node], node: Node) -> Value:
         values = [self.value(argument) for argument in args]
         self._steering(values[0] if values else None, node)
         return DATA
 
-    def _every_variable(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _every_variable(self, api: Api, args: list[Node], node: Node) -> Value:
         self._doubt(node, "reads every environment variable, secrets included")
         return DATA
 
-    def _timer(self, api: Api, args: list["Node"], node: "Node") -> Value:
+    def _timer(self, api: Api, args: list[Node], node: Node) -> Value:
         """``setTimeout("code", ms)`` evaluates its string; a function is an ordinary callback."""
         values = [self.value(argument) for argument in args]
         if values and (
@@ -1299,7 +1302,7 @@ class _Analysis:
 
     # -- commands -------------------------------------------------------------------------------
 
-    def _options(self, node: "Node") -> _Options:
+    def _options(self, node: Node) -> _Options:
         """The properties of an options object literal, evaluated; ``env: {...process.env}`` is no doubt:
         it hands the environment on to a child, as running it would anyway."""
         options: _Options = {}
@@ -1318,7 +1321,7 @@ class _Analysis:
                 self.value(child)
         return options
 
-    def _environment(self, node: "Node") -> Value:
+    def _environment(self, node: Node) -> Value:
         parts = node.named_children if node.type == "object" else [node]
         for part in parts:
             if part.type not in (
@@ -1334,7 +1337,7 @@ class _Analysis:
                 self._escape(result, part)
         return DATA
 
-    def _trailing(self, args: list["Node"]) -> "_Options | None":
+    def _trailing(self, args: list[Node]) -> _Options | None:
         """The options among the last arguments of a call: {} when there are none, None when they are
         not written out (a variable)."""
         options: _Options | None = {}
@@ -1347,7 +1350,7 @@ class _Analysis:
                 options = None
         return options
 
-    def _argv(self, file: Value, args: list["Node"]) -> tuple[tuple[str, ...] | None, "_Options | None"]:
+    def _argv(self, file: Value, args: list[Node]) -> tuple[tuple[str, ...] | None, _Options | None]:
         """The argument vector of ``spawn(file, [args], options)`` and its options."""
         arguments: Value = Strings(())
         if args and args[0].type != "object" and args[0].type not in _FUNCTIONS:
@@ -1359,7 +1362,7 @@ class _Analysis:
         return None, options
 
     def _execute(
-        self, api: Api, node: "Node", argv: tuple[str, ...] | None, shell: Value, options: "_Options | None"
+        self, api: Api, node: Node, argv: tuple[str, ...] | None, shell: Value, options: _Options | None
     ) -> None:
         """Record what a call runs, where; ``{shell: true}`` makes an argument vector shell code."""
         cwd = self._option_cwd(options)
@@ -1374,7 +1377,7 @@ class _Analysis:
         else:
             self._doubt(node, f"{api.name} runs a command computed at run time")
 
-    def _option_cwd(self, options: "_Options | None") -> str | None:
+    def _option_cwd(self, options: _Options | None) -> str | None:
         if options is None:
             return None
         entry = options.get("cwd")
@@ -1387,24 +1390,24 @@ class _Analysis:
             return collapse(value)
         return collapse(f"{self.cwd}/{value}") if self.cwd is not None else None
 
-    def _exec_shell(self, api: Api, args: list["Node"], node: "Node") -> None:
+    def _exec_shell(self, api: Api, args: list[Node], node: Node) -> None:
         """``exec(command, options, callback)``: shell code."""
         command = self.value(args[0]) if args else None
         self._execute(api, node, None, command, self._trailing(args[1:]))
 
-    def _exec_file(self, api: Api, args: list["Node"], node: "Node") -> None:
+    def _exec_file(self, api: Api, args: list[Node], node: Node) -> None:
         """``spawn``/``execFile(file, [args], options)``: an argument vector."""
         file = self.value(args[0]) if args else None
         argv, options = self._argv(file, args[1:])
         self._execute(api, node, argv, None, options)
 
-    def _fork(self, api: Api, args: list["Node"], node: "Node") -> None:
+    def _fork(self, api: Api, args: list[Node], node: Node) -> None:
         """``fork(script, [args], options)``: node runs the script."""
         script = self.value(args[0]) if args else None
         argv, options = self._argv(script, args[1:])
         self._execute(api, node, ("node", *argv) if argv is not None else None, None, options)
 
-    def _bun_spawn(self, api: Api, args: list["Node"], node: "Node") -> None:
+    def _bun_spawn(self, api: Api, args: list[Node], node: Node) -> None:
         """``Bun.spawn([...], options)`` or ``Bun.spawn({cmd: [...], ...})``."""
         if args and args[0].type == "object":
             options: _Options | None = self._options(args[0])
@@ -1417,7 +1420,7 @@ class _Analysis:
             options = self._trailing(args[1:])
         self._execute(api, node, argv.items if isinstance(argv, Strings) else None, None, options)
 
-    def _deno_command(self, api: Api, args: list["Node"], node: "Node") -> None:
+    def _deno_command(self, api: Api, args: list[Node], node: Node) -> None:
         """``new Deno.Command(cmd, {args: [...], cwd})``."""
         command = self.value(args[0]) if args else None
         options = self._trailing(args[1:])
@@ -1430,7 +1433,7 @@ class _Analysis:
         )
         self._execute(api, node, argv, None, options)
 
-    def _deno_run(self, api: Api, args: list["Node"], node: "Node") -> None:
+    def _deno_run(self, api: Api, args: list[Node], node: Node) -> None:
         """``Deno.run({cmd: [...], cwd})``."""
         options = self._trailing(args)
         entry = options.get("cmd") if options is not None else None
@@ -1462,7 +1465,7 @@ def _is_type(kind: str) -> bool:
     return kind in _TYPES or kind.endswith("_type")
 
 
-_HANDLERS: dict[str, Callable[[_Analysis, "Node"], Value]] = {
+_HANDLERS: dict[str, Callable[[_Analysis, Node], Value]] = {
     "program": _Analysis._sequence,
     "statement_block": _Analysis._block,
     # `node -p` prints the value of the last statement: a statement's value is handed on.

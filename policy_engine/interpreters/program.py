@@ -7,13 +7,15 @@ so that the code is judged like any other command: its paths by location, rules 
 commands it runs as atoms of their own.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable
-from typing import NamedTuple
 
 from ..model import Sense
+from ..record import Record
 
 
-class Setting(NamedTuple):
+class Setting(Record):
     """Where the program runs and what bounds its analysis.
 
     ``cwd`` is the directory relative paths are taken from (None: unknown, so a relative path is a
@@ -27,7 +29,7 @@ class Setting(NamedTuple):
     max_nodes: int = 10000
 
 
-class Effect(NamedTuple):
+class Effect(Record):
     """A path the program touches: absolute and collapsed, how, on which line of the source (1-based)
     and through which call (``open(mode 'w')``, ``shutil.rmtree``)."""
 
@@ -37,7 +39,7 @@ class Effect(NamedTuple):
     evidence: str
 
 
-class Execution(NamedTuple):
+class Execution(Record):
     """A command the program runs, known from its source: an argument vector (``subprocess.run(["git",
     "status"])``) or shell code (``os.system("ls")``), in the directory it runs in (None: unknown)."""
 
@@ -48,14 +50,14 @@ class Execution(NamedTuple):
     cwd: str | None = None
 
 
-class Contact(NamedTuple):
+class Contact(Record):
     """The program talks to another machine (a socket, an HTTP request)."""
 
     line: int
     evidence: str
 
 
-class Program(NamedTuple):
+class Program(Record):
     """Everything an analysis found. Each doubt starts with its line: ``line 3: eval of a computed
     string``."""
 

@@ -21,14 +21,17 @@ Paths inside the system's temporary directory are spelt with the ``_TEMP`` prefi
 real path can contain) so that they flow through joins and f-strings and are then left unreported.
 """
 
+from __future__ import annotations
+
 import os.path
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from ..model import Sense
 from ..paths import collapse, expand_home, pseudo_file
+from ..record import Record
 from ..shell.grammar import first_error_line, parse
 from .program import Contact, Effect, Execution, Program, Setting
 
@@ -55,41 +58,41 @@ _CWD = "."  # an argument left out that means the working directory
 # -- values -----------------------------------------------------------------------------------------
 
 
-class Const(NamedTuple):
+class Const(Record):
     """A constant: a string, bytes, a number, True/False or None."""
 
     value: str | bytes | int | float | None
 
 
-class Seq(NamedTuple):
+class Seq(Record):
     """A list or tuple of known length; ``mutable`` for a list, which a later call may change."""
 
-    items: tuple["Value", ...]
+    items: tuple[Value, ...]
     mutable: bool
 
 
-class Ref(NamedTuple):
+class Ref(Record):
     """A module or something reached from one by name (``os``, ``os.remove``); builtins are bare
     (``open``). Names are canonical: ``posix.remove`` and ``shutil.os.remove`` are ``os.remove``."""
 
     name: str
 
 
-class PathValue(NamedTuple):
+class PathValue(Record):
     """A pathlib path: its pure spelling, possibly relative (resolved when it is used, as Python
     does), or None when it is computed at run time."""
 
     text: str | None
 
 
-class Obj(NamedTuple):
+class Obj(Record):
     """An object whose methods are known: ``file``, ``zip``, ``tar``, ``etree``, ``tempdir``,
     ``environ`` (a copy of the environment), ``namespace`` (``globals()``), ``handle`` (any other)."""
 
     kind: str
 
 
-class Func(NamedTuple):
+class Func(Record):
     """A function, lambda or class of the program itself: calling it does nothing more than its body,
     which is analysed where it is defined."""
 
@@ -99,7 +102,7 @@ class Func(NamedTuple):
 Value = Const | Seq | Ref | PathValue | Obj | Func | None
 
 
-class _Call(NamedTuple):
+class _Call(Record):
     """The arguments of one call, as far as they are known."""
 
     name: str
@@ -117,12 +120,12 @@ class _Call(NamedTuple):
         return self.open_ended, None
 
 
-class _Method(NamedTuple):
+class _Method(Record):
     """A method about to be called: its receiver's value and node (a list it changes is forgotten)."""
 
     receiver: Value
     name: str
-    node: "Node"
+    node: Node
 
 
 class _State:
@@ -134,7 +137,7 @@ class _State:
         self.env = env
         self.cwd = cwd
 
-    def copy(self) -> "_State":
+    def copy(self) -> _State:
         return _State(dict(self.env), self.cwd)
 
 
@@ -768,7 +771,7 @@ def _integer(text: str) -> Value:
         return None
 
 
-def _target_names(target: "Node | None", source: bytes) -> list[str]:
+def _target_names(target: Node | None, source: bytes) -> list[str]:
     """The names an assignment target binds (``a``, ``a, (b, *c)``); the base of ``a[i]``/``a.x``."""
     names: list[str] = []
     pending = [target] if target is not None else []
@@ -796,7 +799,7 @@ _REBINDING_FIELDS = {
 }
 
 
-class _Bindings(NamedTuple):
+class _Bindings(Record):
     """What a part of the program binds: each binding site of a name, what the imports among them
     bind it to, the names whose value it may change in place (``a.append(x)``, ``a[0] = x``), and
     those it declares global or nonlocal."""
@@ -814,7 +817,7 @@ class _Bindings(NamedTuple):
         return frozenset(name for name, count in counts.items() if count > 1)
 
 
-def _bindings(root: "Node", source: bytes) -> _Bindings:
+def _bindings(root: Node, source: bytes) -> _Bindings:
     result = _Bindings([], {}, set(), set())
     pending = [root]
     while pending:
@@ -841,7 +844,7 @@ def _bindings(root: "Node", source: bytes) -> _Bindings:
     return result
 
 
-def _import_bindings(node: "Node", source: bytes, result: _Bindings) -> None:
+def _import_bindings(node: Node, source: bytes, result: _Bindings) -> None:
     module = node.child_by_field_name("module_name")
     prefix = _dotted(_node_text(module, source)) + "." if module is not None else ""
     for child in node.children_by_field_name("name"):
@@ -856,7 +859,7 @@ def _import_bindings(node: "Node", source: bytes, result: _Bindings) -> None:
         result.imports.setdefault(name, []).append(imported)
 
 
-def _mutation(node: "Node", source: bytes, result: _Bindings) -> None:
+def _mutation(node: Node, source: bytes, result: _Bindings) -> None:
     """``a.append(x)`` changes the list ``a`` holds."""
     function = node.child_by_field_name("function")
     if function is None or function.type != "attribute":
@@ -867,11 +870,11 @@ def _mutation(node: "Node", source: bytes, result: _Bindings) -> None:
         result.mutated.update(_target_names(obj, source))
 
 
-def _node_text(node: "Node | None", source: bytes) -> str:
+def _node_text(node: Node | None, source: bytes) -> str:
     return source[node.start_byte : node.end_byte].decode("utf-8", "replace") if node is not None else ""
 
 
-def _walrus_names(root: "Node", source: bytes) -> list[str]:
+def _walrus_names(root: Node, source: bytes) -> list[str]:
     names: list[str] = []
     pending = [root]
     while pending:
@@ -890,7 +893,7 @@ def _forget_mutated(state: _State, bindings: _Bindings) -> None:
             state.env[name] = None
 
 
-def _too_big(root: "Node", limit: int) -> bool:
+def _too_big(root: Node, limit: int) -> bool:
     count = 0
     pending = [root]
     while pending:
@@ -931,7 +934,7 @@ class _Analyzer:
 
     # -- plumbing ---------------------------------------------------------------------------------
 
-    def _text(self, node: "Node | None") -> str:
+    def _text(self, node: Node | None) -> str:
         if node is None:
             return ""
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -939,7 +942,7 @@ class _Analyzer:
     def _doubt(self, line: int, message: str) -> None:
         self.doubts.append(f"line {line}: {message}")
 
-    def _eval(self, node: "Node | None", state: _State) -> Value:
+    def _eval(self, node: Node | None, state: _State) -> Value:
         """The value of an expression (None for a statement), recording what evaluating it does."""
         if node is None:
             return None
@@ -957,7 +960,7 @@ class _Analyzer:
         finally:
             self.depth -= 1
 
-    def _use(self, node: "Node | None", state: _State) -> Value:
+    def _use(self, node: Node | None, state: _State) -> Value:
         """The value of an expression that is handed on (an argument, an element, a return value)."""
         value = self._eval(node, state)
         if node is not None:
@@ -977,7 +980,7 @@ class _Analyzer:
             elif not aliasing and value.name in _EFFECTFUL_MODULES:
                 self._doubt(line, f"the {value.name} module is passed as a value; its use cannot be followed")
 
-    def _generic(self, node: "Node", state: _State) -> Value:
+    def _generic(self, node: Node, state: _State) -> Value:
         """Any other node (a return, a raise, a slice, an ERROR...): its parts are evaluated and
         handed on, so that nothing inside escapes notice."""
         for child in node.named_children:
@@ -985,35 +988,35 @@ class _Analyzer:
                 self._use(child, state)
         return None
 
-    def _values(self, node: "Node", state: _State) -> Value:
+    def _values(self, node: Node, state: _State) -> Value:
         """Blocks, expression statements, type annotations and comparisons: each part evaluated in
         order, nothing handed on."""
         for child in node.named_children:
             self._eval(child, state)
         return None
 
-    def _classes(self, node: "Node | None", state: _State) -> Value:
+    def _classes(self, node: Node | None, state: _State) -> Value:
         """``except (A, B)``, ``isinstance(x, (A, B))``: classes looked at, not handed on."""
         if node is not None and node.type in ("tuple", "parenthesized_expression"):
             return self._values(node, state)
         return self._eval(node, state)
 
-    def _nothing(self, node: "Node", state: _State) -> Value:
+    def _nothing(self, node: Node, state: _State) -> Value:
         return None
 
     # -- scopes and statements --------------------------------------------------------------------
 
-    def run(self, root: "Node") -> None:
+    def run(self, root: Node) -> None:
         self._scope(root, _State({}, self.setting.cwd))
 
-    def _scope(self, body: "Node", state: _State) -> None:
+    def _scope(self, body: Node, state: _State) -> None:
         """A module or function body, then the functions it defines (which may run at any time after)."""
         self.deferred.append([])
         self._eval(body, state)
         for function in self.deferred.pop():
             self._function_body(function, state)
 
-    def _function_body(self, function: "Node", outer: _State) -> None:
+    def _function_body(self, function: Node, outer: _State) -> None:
         env = {name: self._closure_value(name, value) for name, value in outer.env.items()}
         env.update(dict.fromkeys(self.unstable))
         inner = _State(env, None if self.moves_cwd else self.setting.cwd)
@@ -1033,7 +1036,7 @@ class _Analyzer:
             return None
         return value
 
-    def _parameter_names(self, parameters: "Node") -> list[str]:
+    def _parameter_names(self, parameters: Node) -> list[str]:
         names: list[str] = []
         for child in parameters.named_children:
             if "default" in child.type:
@@ -1063,7 +1066,7 @@ class _Analyzer:
         cwds = {outcome.cwd for outcome in outcomes}
         state.cwd = cwds.pop() if len(cwds) == 1 else None
 
-    def _forget(self, state: _State, node: "Node") -> None:
+    def _forget(self, state: _State, node: Node) -> None:
         """Before a loop body: what it binds or changes may differ from one iteration to the next."""
         bindings = _bindings(node, self.source)
         for name in bindings.sites:
@@ -1072,7 +1075,7 @@ class _Analyzer:
         if b"chdir" in self.source[node.start_byte : node.end_byte]:
             state.cwd = None
 
-    def _if(self, node: "Node", state: _State) -> Value:
+    def _if(self, node: Node, state: _State) -> Value:
         self._eval(node.child_by_field_name("condition"), state)
         branch = state.copy()
         self._eval(node.child_by_field_name("consequence"), branch)
@@ -1093,7 +1096,7 @@ class _Analyzer:
         self._merge(state, outcomes)
         return None
 
-    def _loop(self, node: "Node", state: _State) -> Value:
+    def _loop(self, node: Node, state: _State) -> Value:
         """``for`` and ``while``: the body may run any number of times, the else clause after it."""
         if node.type == "for_statement":
             self._eval(node.child_by_field_name("right"), state)
@@ -1107,7 +1110,7 @@ class _Analyzer:
         self._merge(state, [state.copy(), loop])
         return None
 
-    def _try(self, node: "Node", state: _State) -> Value:
+    def _try(self, node: Node, state: _State) -> Value:
         """The body may stop anywhere; a handler runs after part of it, the else clause after all of it."""
         body = state.copy()
         self._eval(node.child_by_field_name("body"), body)
@@ -1135,7 +1138,7 @@ class _Analyzer:
             self._values(final, state)
         return None
 
-    def _with(self, node: "Node", state: _State) -> Value:
+    def _with(self, node: Node, state: _State) -> Value:
         for clause in node.named_children:
             if clause.type != "with_clause":
                 continue
@@ -1149,7 +1152,7 @@ class _Analyzer:
         self._eval(node.child_by_field_name("body"), state)
         return None
 
-    def _bind_entered(self, alias: "Node | None", entered: Value, state: _State) -> None:
+    def _bind_entered(self, alias: Node | None, entered: Value, state: _State) -> None:
         """``with X as name``: an open file or archive stays one; a temporary directory is its path."""
         names = _target_names(alias, self.source)
         if isinstance(entered, Obj) and entered.kind == "tempdir":
@@ -1159,7 +1162,7 @@ class _Analyzer:
         for name in names:
             state.env[name] = entered if len(names) == 1 else None
 
-    def _match(self, node: "Node", state: _State) -> Value:
+    def _match(self, node: Node, state: _State) -> Value:
         self._use(node.child_by_field_name("subject"), state)
         outcomes = [state.copy()]
         body = node.child_by_field_name("body")
@@ -1177,7 +1180,7 @@ class _Analyzer:
         self._merge(state, outcomes)
         return None
 
-    def _function(self, node: "Node", state: _State) -> Value:
+    def _function(self, node: Node, state: _State) -> Value:
         """A definition: defaults and annotations now, the body at the end of the scope. What the body
         may change outside it (a global, a list it appends to) is unknown from here on."""
         parameters = node.child_by_field_name("parameters")
@@ -1191,7 +1194,7 @@ class _Analyzer:
         self.deferred[-1].append(node)
         return None
 
-    def _forget_escaping(self, node: "Node", state: _State) -> None:
+    def _forget_escaping(self, node: Node, state: _State) -> None:
         body = node.child_by_field_name("body")
         if body is None:
             return
@@ -1200,7 +1203,7 @@ class _Analyzer:
             state.env[name] = None
         _forget_mutated(state, bindings)
 
-    def _class(self, node: "Node", state: _State) -> Value:
+    def _class(self, node: Node, state: _State) -> Value:
         """A class body runs now, in a namespace of its own; its methods are functions of the scope."""
         bases = node.child_by_field_name("superclasses")
         for base in bases.named_children if bases is not None else []:
@@ -1215,14 +1218,14 @@ class _Analyzer:
         state.env[name] = Func(name)
         return None
 
-    def _decorated(self, node: "Node", state: _State) -> Value:
+    def _decorated(self, node: Node, state: _State) -> Value:
         for child in node.named_children:
             if child.type == "decorator":
                 self._generic(child, state)
         self._eval(node.child_by_field_name("definition"), state)
         return None
 
-    def _names_unknown(self, node: "Node", state: _State) -> Value:
+    def _names_unknown(self, node: Node, state: _State) -> Value:
         """``global``, ``nonlocal`` and ``del``: the names no longer hold what they held."""
         for child in node.named_children:
             if child.type in ("identifier", "keyword_identifier"):
@@ -1231,13 +1234,13 @@ class _Analyzer:
                 self._store(child, None, state, _line(child))
         return None
 
-    def _exec_statement(self, node: "Node", state: _State) -> Value:
+    def _exec_statement(self, node: Node, state: _State) -> Value:
         self._doubt(_line(node), "exec runs code built at run time")
         return self._generic(node, state)
 
     # -- imports ----------------------------------------------------------------------------------
 
-    def _import(self, node: "Node", state: _State) -> Value:
+    def _import(self, node: Node, state: _State) -> Value:
         line = _line(node)
         for child in node.named_children:
             if child.type == "aliased_import":
@@ -1251,7 +1254,7 @@ class _Analyzer:
                 state.env[top] = Ref(_canonical(top))
         return None
 
-    def _import_from(self, node: "Node", state: _State) -> Value:
+    def _import_from(self, node: Node, state: _State) -> Value:
         line = _line(node)
         source = node.child_by_field_name("module_name")
         module = _dotted(self._text(source))
@@ -1285,7 +1288,7 @@ class _Analyzer:
 
     # -- assignments ------------------------------------------------------------------------------
 
-    def _assignment(self, node: "Node", state: _State) -> Value:
+    def _assignment(self, node: Node, state: _State) -> Value:
         right = node.child_by_field_name("right")
         self._eval(node.child_by_field_name("type"), state)
         if right is None:
@@ -1298,18 +1301,18 @@ class _Analyzer:
         self._store(node.child_by_field_name("left"), value, state, _line(node))
         return value
 
-    def _augmented(self, node: "Node", state: _State) -> Value:
+    def _augmented(self, node: Node, state: _State) -> Value:
         self._use(node.child_by_field_name("right"), state)
         self._store(node.child_by_field_name("left"), None, state, _line(node))
         return None
 
-    def _walrus(self, node: "Node", state: _State) -> Value:
+    def _walrus(self, node: Node, state: _State) -> Value:
         value = self._eval(node.child_by_field_name("value"), state)
         self._escape(value, _line(node), aliasing=True)
         state.env[self._text(node.child_by_field_name("name"))] = None
         return value
 
-    def _store(self, target: "Node | None", value: Value, state: _State, line: int) -> None:
+    def _store(self, target: Node | None, value: Value, state: _State, line: int) -> None:
         """Bind ``value`` to an assignment target (or forget it, for ``del`` and ``+=``)."""
         if target is None:
             return
@@ -1333,7 +1336,7 @@ class _Analyzer:
         else:
             self._eval(target, state)
 
-    def _store_attribute(self, target: "Node", value: Value, state: _State, line: int) -> None:
+    def _store_attribute(self, target: Node, value: Value, state: _State, line: int) -> None:
         self._escape(value, line)
         base = self._eval(target.child_by_field_name("object"), state)
         if not isinstance(base, Ref):
@@ -1344,7 +1347,7 @@ class _Analyzer:
         if _effectful(name) or name in _EFFECTFUL_MODULES or name == "sys.modules":
             self._doubt(line, f"replaces {name}")
 
-    def _store_item(self, target: "Node", value: Value, state: _State, line: int) -> None:
+    def _store_item(self, target: Node, value: Value, state: _State, line: int) -> None:
         self._escape(value, line)
         base_node = target.child_by_field_name("value")
         base = self._eval(base_node, state)
@@ -1368,7 +1371,7 @@ class _Analyzer:
 
     # -- expressions ------------------------------------------------------------------------------
 
-    def _identifier(self, node: "Node", state: _State) -> Value:
+    def _identifier(self, node: Node, state: _State) -> Value:
         name = self._text(node)
         if name in state.env:
             return state.env[name]
@@ -1376,12 +1379,12 @@ class _Analyzer:
             return Ref("builtins")
         return Ref(name) if name in _BUILTINS else None
 
-    def _constant(self, node: "Node", state: _State) -> Value:
+    def _constant(self, node: Node, state: _State) -> Value:
         if node.type == "integer":
             return _integer(self._text(node))
         return Const({"true": True, "false": False}.get(node.type))
 
-    def _string(self, node: "Node", state: _State) -> Value:
+    def _string(self, node: Node, state: _State) -> Value:
         """A string literal, f-string included, when every part of it is known."""
         prefix = self._text(node.children[0] if node.children else None).rstrip("'\"").lower()
         known = "t" not in prefix
@@ -1405,7 +1408,7 @@ class _Analyzer:
                 return None
         return Const(text)
 
-    def _content(self, node: "Node", prefix: str) -> str | None:
+    def _content(self, node: Node, prefix: str) -> str | None:
         pieces: list[str] = []
         position = node.start_byte
         for child in node.children:
@@ -1424,7 +1427,7 @@ class _Analyzer:
         pieces.append(self.source[position : node.end_byte].decode("utf-8", "replace"))
         return "".join(pieces)
 
-    def _interpolation(self, node: "Node", state: _State) -> str | None:
+    def _interpolation(self, node: Node, state: _State) -> str | None:
         value = self._use(node.child_by_field_name("expression"), state)
         plain = True
         for child in node.children:
@@ -1434,7 +1437,7 @@ class _Analyzer:
                     self._generic(child, state)
         return _as_text(value) if plain else None
 
-    def _concatenated(self, node: "Node", state: _State) -> Value:
+    def _concatenated(self, node: Node, state: _State) -> Value:
         values = [self._eval(child, state) for child in node.named_children if child.type != "comment"]
         texts = [v.value for v in values if isinstance(v, Const) and isinstance(v.value, str)]
         if len(texts) == len(values):
@@ -1442,7 +1445,7 @@ class _Analyzer:
         data = [v.value for v in values if isinstance(v, Const) and isinstance(v.value, bytes)]
         return _short(b"".join(data)) if len(data) == len(values) else None
 
-    def _sequence(self, node: "Node", state: _State) -> Value:
+    def _sequence(self, node: Node, state: _State) -> Value:
         items: list[Value] = []
         known = node.type != "set"
         for child in node.named_children:
@@ -1453,7 +1456,7 @@ class _Analyzer:
             items.append(self._use(child, state))
         return Seq(tuple(items), node.type == "list") if known else None
 
-    def _dictionary(self, node: "Node", state: _State) -> Value:
+    def _dictionary(self, node: Node, state: _State) -> Value:
         environ = False
         for child in node.named_children:
             if child.type == "dictionary_splat":
@@ -1469,14 +1472,14 @@ class _Analyzer:
                 self._use(child, state)
         return Obj("environ") if environ else None
 
-    def _parenthesized(self, node: "Node", state: _State) -> Value:
+    def _parenthesized(self, node: Node, state: _State) -> Value:
         value: Value = None
         for child in node.named_children:
             if child.type != "comment":
                 value = self._eval(child, state)
         return value
 
-    def _conditional(self, node: "Node", state: _State) -> Value:
+    def _conditional(self, node: Node, state: _State) -> Value:
         """``a if c else b``: known only when both sides are the same."""
         parts = [child for child in node.named_children if child.type != "comment"]
         if len(parts) != 3:
@@ -1486,7 +1489,7 @@ class _Analyzer:
         alternative = self._use(parts[2], state)
         return body if _same(body, alternative) else None
 
-    def _binary(self, node: "Node", state: _State) -> Value:
+    def _binary(self, node: Node, state: _State) -> Value:
         left = self._use(node.child_by_field_name("left"), state)
         right = self._use(node.child_by_field_name("right"), state)
         operator = self._text(node.child_by_field_name("operator"))
@@ -1499,7 +1502,7 @@ class _Analyzer:
             return _short(_percent(left.value, values))
         return None
 
-    def _subscript(self, node: "Node", state: _State) -> Value:
+    def _subscript(self, node: Node, state: _State) -> Value:
         base = self._eval(node.child_by_field_name("value"), state)
         keys = [self._use(key, state) for key in node.children_by_field_name("subscript")]
         line = _line(node)
@@ -1517,7 +1520,7 @@ class _Analyzer:
             return base.items[index] if -len(base.items) <= index < len(base.items) else None
         return None
 
-    def _attribute(self, node: "Node", state: _State) -> Value:
+    def _attribute(self, node: Node, state: _State) -> Value:
         base = self._eval(node.child_by_field_name("object"), state)
         name = self._text(node.child_by_field_name("attribute"))
         line = _line(node)
@@ -1555,7 +1558,7 @@ class _Analyzer:
             self._doubt(line, f"reaches {full}, a private name")
         return Ref(full)
 
-    def _lambda(self, node: "Node", state: _State) -> Value:
+    def _lambda(self, node: Node, state: _State) -> Value:
         env = {name: self._closure_value(name, value) for name, value in state.env.items()}
         inner = _State(env, None if self.moves_cwd else state.cwd)
         parameters = node.child_by_field_name("parameters")
@@ -1566,7 +1569,7 @@ class _Analyzer:
         self._use(node.child_by_field_name("body"), inner)
         return Func("lambda")
 
-    def _comprehension(self, node: "Node", state: _State) -> Value:
+    def _comprehension(self, node: Node, state: _State) -> Value:
         """The clauses in order, then the body, with the loop variables unknown."""
         inner = state.copy()
         for clause in node.named_children:
@@ -1587,7 +1590,7 @@ class _Analyzer:
 
     # -- calls ------------------------------------------------------------------------------------
 
-    def _call(self, node: "Node", state: _State) -> Value:
+    def _call(self, node: Node, state: _State) -> Value:
         function = node.child_by_field_name("function")
         arguments = node.child_by_field_name("arguments")
         if function is None or arguments is None:
@@ -1601,7 +1604,7 @@ class _Analyzer:
             return self._call_method(target, call, state)
         return None
 
-    def _callee(self, function: "Node", state: _State, line: int) -> Value | _Method:
+    def _callee(self, function: Node, state: _State, line: int) -> Value | _Method:
         if function.type != "attribute":
             return self._eval(function, state)
         receiver = function.child_by_field_name("object")
@@ -1613,7 +1616,7 @@ class _Analyzer:
             return self._member(base.name, name, line)
         return _Method(base, name, receiver)
 
-    def _arguments(self, node: "Node", state: _State, target: Value | _Method, line: int) -> _Call:
+    def _arguments(self, node: Node, state: _State, target: Value | _Method, line: int) -> _Call:
         """Evaluate the arguments; doubt those that hide effects, except where the callee only looks
         at them (``isinstance(x, os.PathLike)``) or takes the environment (``env=os.environ``)."""
         name = target.name if isinstance(target, Ref | _Method) else "call"
@@ -2075,7 +2078,7 @@ class _Analyzer:
         return None
 
 
-def _pattern_value(node: "Node") -> "Node | None":
+def _pattern_value(node: Node) -> Node | None:
     """The expression of ``expr as name`` (the grammar gives it no field)."""
     for child in node.named_children:
         if child.type not in ("as_pattern_target", "comment"):
@@ -2087,7 +2090,7 @@ def _dotted(text: str) -> str:
     return re.sub(r"[\s\\]", "", text)
 
 
-def _line(node: "Node") -> int:
+def _line(node: Node) -> int:
     return int(node.start_point[0]) + 1
 
 

@@ -7,13 +7,15 @@ constructs that run code hidden in data (backticks, code in interpolations, ``s/
 else (``system``, ``open``, ``unlink``, ``File``, ``os``, a module) is in doubt, naming the word.
 """
 
-import re
-from typing import NamedTuple
+from __future__ import annotations
 
+import re
+
+from ..record import Record
 from .program import Program, Setting
 
 
-class Dialect(NamedTuple):
+class Dialect(Record):
     """What a trivially harmless program of one language may contain."""
 
     forbidden: tuple[str, ...]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pwd
 import re
-from typing import TYPE_CHECKING
 
 from ..model import Access, Atom, Sense
 from ..policy import InterpreterSettings
@@ -19,6 +18,7 @@ from ..tools import BASH
 from .effects import Context, command_effects, locate, resolve_name
 from .words import Variables, Word
 
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from .knowledge import Knowledge
     from .walk import Command, Stdin

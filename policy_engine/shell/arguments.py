@@ -6,14 +6,19 @@ allows), ``--`` ends the options, and options may follow operands unless ``posix
 at its command's name).
 """
 
-from typing import Any, NamedTuple
+from __future__ import annotations
 
+from ..record import Record
 from .words import Word
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import Any
 
 FLAG: dict[str, Any] = {}
 
 
-class Argument(NamedTuple):
+class Argument(Record):
     """One parsed argument: an option (its spelling, its spec, its value if any) or an operand
     (``separated`` when it comes after ``--``)."""
 

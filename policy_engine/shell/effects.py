@@ -10,23 +10,26 @@ from __future__ import annotations
 
 import os.path
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..model import Access, Sense
 from ..paths import collapse, pseudo_file
 from ..policy import InterpreterSettings
+from ..record import Record
 from .arguments import Argument, parse_arguments, spec_of
 from .knowledge import Knowledge
 from .programs import awk_program, sed_script
 from .words import GLOB_CHARACTERS, Word
 
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
+    from typing import Any
+
     from .walk import Stdin
 
 SENSES = {s.value: s for s in Sense}
 
 
-class Run(NamedTuple):
+class Run(Record):
     """Something a command runs in turn: another command's words, or shell code."""
 
     words: tuple[Word, ...] = ()
@@ -35,7 +38,7 @@ class Run(NamedTuple):
     doubts: tuple[str, ...] = ()
 
 
-class Effects(NamedTuple):
+class Effects(Record):
     """The accesses and doubts of a command, what it runs, and whether it is an atom of its own
     (a transparent wrapper such as ``nice`` is not: the command it runs is judged, with the
     wrapper's own accesses)."""
@@ -46,7 +49,7 @@ class Effects(NamedTuple):
     atom: bool = True
 
 
-class Context(NamedTuple):
+class Context(Record):
     """Where the command runs, what it reads on standard input, and how inline programs are analysed
     (``code`` is None when interpreterAnalysis is off)."""
 

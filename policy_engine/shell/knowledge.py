@@ -14,10 +14,13 @@ import re
 import sys
 import zlib
 from functools import cache
-from typing import Any
 
 from ..config import cache as compiled_cache
 from ..version import __version__
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import Any
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "commands.jsonc")
 FORMAT = 1

@@ -6,11 +6,14 @@ can run commands (``system()``, ``print | "cmd"``, ``"cmd" | getline``) and writ
 read is a doubt, never "harmless".
 """
 
+from __future__ import annotations
+
 import re
-from typing import NamedTuple
+
+from ..record import Record
 
 
-class ScriptEffects(NamedTuple):
+class ScriptEffects(Record):
     """Files a script reads and writes (as written in it), shell commands it runs, and why it
     cannot be proven harmless."""
 

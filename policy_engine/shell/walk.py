@@ -7,20 +7,22 @@ working directory is followed through ``cd``/``pushd``/``popd``: sequentially th
 of subshells, pipelines or substitutions, and into "unknown" when a branch or loop may change it.
 """
 
+from __future__ import annotations
+
 import re
 from collections.abc import Callable
-from typing import NamedTuple
 
 from tree_sitter import Node
 
 from ..paths import normalize
+from ..record import Record
 from .knowledge import Knowledge
 from .words import Variables, Word, words_of
 
 MAX_NESTING = 48  # statements and substitutions nested deeper than this are not followed
 
 
-class Redirect(NamedTuple):
+class Redirect(Record):
     """A redirection: its operator (``>``, ``>>``, ``<``, ``&>``, ``>&``...), file descriptor, and target
     (None for a descriptor duplication or close)."""
 
@@ -29,7 +31,7 @@ class Redirect(NamedTuple):
     target: Word | None
 
 
-class Stdin(NamedTuple):
+class Stdin(Record):
     """What a command reads on standard input, when it is more than the terminal: ``pipe``,
     ``heredoc`` or ``herestring`` (``text`` is the body when it is static) or ``file``."""
 
@@ -37,7 +39,7 @@ class Stdin(NamedTuple):
     text: str | None = None
 
 
-class Command(NamedTuple):
+class Command(Record):
     """A simple command as bash would run it (before wrappers are looked through)."""
 
     words: tuple[Word, ...]
@@ -50,7 +52,7 @@ class Command(NamedTuple):
     text: str
 
 
-class Walk(NamedTuple):
+class Walk(Record):
     """Everything a line runs, plus what the walk itself could not follow, and shell code found
     in it that must be parsed on its own (a backtick substitution that nests another, escaped)."""
 
@@ -71,10 +73,10 @@ class _State:
         self.previous = previous
         self.stack = stack
 
-    def copy(self) -> "_State":
+    def copy(self) -> _State:
         return _State(self.cwd, self.previous, self.stack)
 
-    def same_as(self, other: "_State") -> bool:
+    def same_as(self, other: _State) -> bool:
         return self.cwd == other.cwd and self.stack == other.stack
 
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from itertools import repeat
-from typing import TYPE_CHECKING, NamedTuple
 
+from ..record import Record
+
+TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:  # the literal fast path builds words without tree-sitter
     from tree_sitter import Node
 
@@ -21,7 +23,7 @@ MAX_BRACE_WORDS = 128
 GLOB_CHARACTERS = frozenset("*?[")
 
 
-class Word(NamedTuple):
+class Word(Record):
     """A word after quote removal.
 
     ``text`` is its value (an unresolved expansion keeps its source spelling), ``static`` is False
@@ -35,7 +37,7 @@ class Word(NamedTuple):
     raw: str = ""
 
 
-class Variables(NamedTuple):
+class Variables(Record):
     """What expansions resolve to: the home directory, the working directory if known, and a lookup
     for ``~user`` (None for an unknown user)."""
 
