@@ -20,6 +20,23 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NamedTuple as Record
 else:
+    _MISSING = object()  # a field given no value
+    # A class built this many times gets a constructor of its own signature, as namedtuple compiles
+    # for every class up front (about 15 µs each): several times faster than the generic one with
+    # keywords or defaults. A hook process builds most classes a few times only, and skips that.
+    _SPECIALIZE_AFTER = 64
+    _uses = {}
+
+    def _specialize(cls):
+        if not cls._fields:
+            return
+        names = ", ".join(cls._fields)
+        namespace = {"_tuple_new": tuple.__new__}
+        exec(f"def __new__(_cls, {names}):\n    return _tuple_new(_cls, ({names},))", namespace)
+        new = namespace["__new__"]
+        new.__defaults__ = cls._tail or None
+        new.__qualname__ = f"{cls.__qualname__}.__new__"
+        cls.__new__ = staticmethod(new)
 
     class _RecordType(type):
         """Turns the annotated names of a record's class body into its fields (in order), the values
@@ -34,9 +51,15 @@ else:
                 raise TypeError(f"{name}: a record's module needs `from __future__ import annotations`")
             fields = tuple(namespace.get("__annotations__", {}))
             defaults = {field: namespace.pop(field) for field in fields if field in namespace}
+            required = len(fields) - len(defaults)
+            if any(field in defaults for field in fields[:required]):
+                raise TypeError(f"{name}: a field without a default follows one with a default")
             namespace["__slots__"] = ()
             namespace["_fields"] = fields
             namespace["_field_defaults"] = defaults
+            namespace["_required"] = required
+            namespace["_tail"] = tuple(defaults.values())  # the defaults, for the trailing fields
+            namespace["_aligned"] = (_MISSING,) * required + namespace["_tail"]  # one per field
             namespace["__match_args__"] = fields
             for position, field in enumerate(fields):
                 namespace[field] = property(itemgetter(position), doc=f"Field {position}: {field}")
@@ -48,34 +71,42 @@ else:
         __slots__ = ()
         _fields = ()
         _field_defaults = {}  # noqa: RUF012 (set per record class by _RecordType; never mutated)
+        _required = 0
+        _tail = ()
 
         def __new__(cls, *args, **kwargs):
-            fields = cls._fields
-            if not kwargs and len(args) == len(fields):
-                return tuple.__new__(cls, args)
-            if len(args) > len(fields):
-                raise TypeError(f"{cls.__name__} takes {len(fields)} fields, {len(args)} were given")
-            values = list(args)
-            for field in fields[len(args) :]:
-                if field in kwargs:
-                    values.append(kwargs.pop(field))
-                elif field in cls._field_defaults:
-                    values.append(cls._field_defaults[field])
-                else:
-                    raise TypeError(f"{cls.__name__} is missing the field {field!r}")
-            if kwargs:
-                raise TypeError(f"{cls.__name__} got unexpected or repeated fields {sorted(kwargs)}")
+            uses = _uses[cls] = _uses.get(cls, 0) + 1
+            if uses == _SPECIALIZE_AFTER:
+                _specialize(cls)
+            given = len(args)
+            if not kwargs:  # the common case, kept short: values by position, then the defaults
+                if given == len(cls._fields):
+                    return tuple.__new__(cls, args)
+                if cls._required <= given < len(cls._fields):
+                    return tuple.__new__(cls, args + cls._tail[given - cls._required :])
+            values = args + tuple(map(kwargs.pop, cls._fields[given:], cls._aligned[given:]))
+            if kwargs or given > len(cls._fields) or _MISSING in values:
+                raise TypeError(cls._mistake(args, kwargs, values))
             return tuple.__new__(cls, values)
+
+        @classmethod
+        def _mistake(cls, args, unknown, values):
+            if len(args) > len(cls._fields):
+                return f"{cls.__name__} takes {len(cls._fields)} fields, {len(args)} were given"
+            if unknown:
+                return f"{cls.__name__} got unexpected or repeated fields {sorted(unknown)}"
+            missing = [field for field, value in zip(cls._fields, values, strict=True) if value is _MISSING]
+            return f"{cls.__name__} is missing the fields {missing}"
 
         @classmethod
         def _make(cls, iterable):
             return cls(*iterable)
 
         def _replace(self, /, **changes):
-            values = [changes.pop(field, value) for field, value in zip(self._fields, self, strict=True)]
+            record = tuple.__new__(type(self), map(changes.pop, self._fields, self))
             if changes:
                 raise TypeError(f"{type(self).__name__} has no fields {sorted(changes)}")
-            return tuple.__new__(type(self), values)
+            return record
 
         def _asdict(self):
             return dict(zip(self._fields, self, strict=True))

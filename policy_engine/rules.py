@@ -79,28 +79,20 @@ RuleIndex = dict[str, ToolIndex]
 def rule_index(rules: Sequence[CompiledRule]) -> RuleIndex:
     """The index of ``rules`` (in winning order). A pattern whose literal prefix holds a space
     (``git push *``) fixes the first word (``git``); one without (``ls*``, ``*.sh``) does not."""
-    plain: dict[str, list[int]] = {}
-    by_word: dict[str, dict[str, list[int]]] = {}
-    loose: dict[str, list[tuple[int, str]]] = {}
+    index: dict[str, tuple[list[int], dict[str, list[int]], list[tuple[int, str]]]] = {}
     for position, rule in enumerate(rules):
-        plain.setdefault(rule.tool, [])
-        by_word.setdefault(rule.tool, {})
-        loose.setdefault(rule.tool, [])
+        plain, by_word, loose = index.setdefault(rule.tool, ([], {}, []))
         if rule.pattern is None:
-            plain[rule.tool].append(position)
+            plain.append(position)
             continue
         head, space, _ = literal_prefix(rule.pattern).partition(" ")
         if space:
-            by_word[rule.tool].setdefault(head, []).append(position)
+            by_word.setdefault(head, []).append(position)
         else:
-            loose[rule.tool].append((position, head))
+            loose.append((position, head))
     return {
-        tool: (
-            tuple(plain[tool]),
-            {word: tuple(positions) for word, positions in by_word[tool].items()},
-            tuple(loose[tool]),
-        )
-        for tool in plain
+        tool: (tuple(plain), {word: tuple(at) for word, at in by_word.items()}, tuple(loose))
+        for tool, (plain, by_word, loose) in index.items()
     }
 
 

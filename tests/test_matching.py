@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import marshal
 import os
 
 import pytest
 from helpers import Sandbox, bash, tool
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from policy_engine import Action, ToolCall
+from policy_engine.model import Access, Atom, Origin, Sense
+from policy_engine.policy import CompiledRule
+from policy_engine.rules import RuleBook, glob_matches, rule_index, winning_order
 
 
 def engine_with(sandbox: Sandbox, text: str, **kwargs):
@@ -389,3 +395,52 @@ def test_relative_call_cwd_is_taken_from_the_engine_cwd(sandbox: Sandbox) -> Non
     )
     assert engine.evaluate(tool("write", "sub", path="x")).decisive.target == "/base/sub/x"
     assert engine.evaluate(tool("write", "sub", path="x")).action is Action.DENY
+
+
+# --- the rule index ----------------------------------------------------------------------------
+
+_GLOB = st.text(alphabet="ab *?", min_size=1, max_size=5)
+_RULES = st.lists(
+    st.builds(
+        lambda action, tool, pattern, read_only: CompiledRule(
+            action, tool, pattern, Origin("f", 1, 1, "k"), read_only=read_only
+        ),
+        st.sampled_from(list(Action)),
+        st.sampled_from(["bash", "read", "*", "b*", "re?d", "mcp__*"]),
+        st.none() | _GLOB,
+        st.booleans(),
+    ),
+    max_size=12,
+)
+_ATOMS = st.builds(
+    Atom,
+    st.sampled_from(["bash", "read", "mcp__x"]),
+    st.none() | st.text(alphabet="ab *?", max_size=6),
+    st.sampled_from([(), (Access("/x", Sense.WRITE),)]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_RULES, st.lists(_ATOMS, min_size=1, max_size=6))
+def test_the_rule_index_finds_what_a_scan_of_every_rule_finds(
+    rules: list[CompiledRule], atoms: list[Atom]
+) -> None:
+    """The first matching rule in winning order wins, the others are beaten: the index (computed,
+    or as the compiled-policy cache stores it) only skips rules that cannot match."""
+    ordered = tuple(sorted(rules, key=winning_order))
+    books = [RuleBook(ordered), RuleBook(ordered, marshal.loads(marshal.dumps(rule_index(ordered))))]
+    for atom in atoms:
+        matched = [
+            rule
+            for rule in ordered
+            if glob_matches(rule.tool, atom.tool)
+            and (
+                rule.pattern is None
+                or (atom.command is not None and glob_matches(rule.pattern, atom.command))
+            )
+            and (atom.read_only or not rule.read_only)
+        ]
+        for book in books:  # asked twice: the second answer comes from the memo
+            for _ in range(2):
+                winner, beaten = book.match(atom)
+                assert (winner, list(beaten)) == ((matched[0], matched[1:]) if matched else (None, []))
