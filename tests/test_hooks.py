@@ -254,38 +254,40 @@ print(sorted(name for name in heavy if name in sys.modules), file=sys.stderr)
 """
 
 
-@pytest.mark.parametrize("agent", AGENTS)
-def test_a_plain_call_loads_neither_the_parser_nor_typing(
-    sandbox: Sandbox, project: Path, agent: str
-) -> None:
+def python(sandbox: Sandbox, code: str, agent: str, payload: dict[str, Any]) -> Any:
+    """``code`` run by a fresh Python process (given ``agent``) fed the agent's JSON on stdin."""
     import subprocess
 
-    calls = [shell(agent, str(project), COMMANDS["allow"]), file_tool(agent, str(project), "read")]
-    hook(sandbox, agent, calls[0])  # compiles the policy into the cache
-    for payload in calls:
-        result = subprocess.run(
-            [sys.executable, "-c", IMPORTS, agent],
-            input=json.dumps(payload),
-            capture_output=True,
-            text=True,
-            cwd=str(REPO),
-            env=sandbox.env,
-            timeout=60,
-        )
-        check_answer(agent, "allow", result)
-        assert result.stderr.splitlines()[-1] == "[]", (payload, result.stderr)
-    # A line that needs the parser loads it (the probe would see it).
-    parsed = shell(agent, str(project), "ls | wc -l")
-    result = subprocess.run(
-        [sys.executable, "-c", IMPORTS, agent],
-        input=json.dumps(parsed),
+    return subprocess.run(
+        [sys.executable, "-c", code, agent],
+        input=json.dumps(payload),
         capture_output=True,
         text=True,
         cwd=str(REPO),
         env=sandbox.env,
         timeout=60,
     )
-    assert "tree_sitter" in result.stderr.splitlines()[-1]
+
+
+def loaded(sandbox: Sandbox, agent: str, payload: dict[str, Any]) -> tuple[Any, list[str]]:
+    """The answer to a hook call made in a fresh process, and which of IMPORTS' modules it loaded."""
+    result = python(sandbox, IMPORTS, agent, payload)
+    return result, json.loads(result.stderr.splitlines()[-1].replace("'", '"'))
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_plain_call_loads_neither_the_parser_nor_typing(
+    sandbox: Sandbox, project: Path, agent: str
+) -> None:
+    calls = [shell(agent, str(project), COMMANDS["allow"]), file_tool(agent, str(project), "read")]
+    hook(sandbox, agent, calls[0])  # compiles the policy into the cache
+    for payload in calls:
+        assert payload is not None
+        result, modules = loaded(sandbox, agent, payload)
+        check_answer(agent, "allow", result)
+        assert modules == [], payload
+    # A line that needs the parser loads it (the probe sees it).
+    assert "tree_sitter" in loaded(sandbox, agent, shell(agent, str(project), "ls | wc -l"))[1]
 
 
 def blocked(agent: str, result: Any, *phrases: str) -> None:
@@ -360,17 +362,7 @@ sys.exit(cli.main(["hook", "--agent", sys.argv[1]]))
 
 def crash(sandbox: Sandbox, agent: str, payload: dict[str, Any]) -> Any:
     """The real CLI with a fault injected into the engine, as a subprocess fed the agent's JSON."""
-    import subprocess
-
-    return subprocess.run(
-        [sys.executable, "-c", CRASH, agent],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        cwd=str(REPO),
-        env=sandbox.env,
-        timeout=60,
-    )
+    return python(sandbox, CRASH, agent, payload)
 
 
 @pytest.mark.parametrize("agent", AGENTS)
