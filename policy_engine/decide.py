@@ -13,19 +13,21 @@ from .locations import location_directory, resolve_location
 from .model import Action, Atom, Sense, Verdict
 from .paths import inside, normalize, spellings
 from .policy import CompiledRule, Layer, LocationEntry, Protection
-from .protect import UNDER, UNSEARCHED, Guard, guards, protections_hit
+from .protect import UNDER, UNSEARCHED, Guard, Search, guards, protections_hit
 from .record import Record
 from .rules import RuleBook, glob_matches, specificity, winning_order
 
 
 class Context(Record):
     """What a judgement depends on besides the atom: the call's cwd, the home directory, the
-    project root, and how to spell a directory (literal and symlink-resolved, memoized)."""
+    project root, how to spell a directory (literal and symlink-resolved, memoized), and the
+    searches of the trees the call walks (one per call: files change between calls)."""
 
     cwd: str
     home: str
     project_root: str
     spell: Callable[[str], tuple[str, ...]]
+    search: Search
 
 
 class LayerJudge:
@@ -111,7 +113,7 @@ class LayerJudge:
                 if (path, access.sense, access.tree) in checked:
                     continue
                 checked.add((path, access.sense, access.tree))
-                hits = protections_hit(self._guards(context), path, access.sense, access.tree)
+                hits = protections_hit(self._guards(context), path, access.sense, access.tree, context.search)
                 verdicts += [_protected(hit, how, self.layer, atom, path, access.sense) for hit, how in hits]
         for access in atom.accesses:
             if access.tree is not None:

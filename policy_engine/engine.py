@@ -15,6 +15,7 @@ from .decide import Context, LayerJudge, combine
 from .errors import ConfigError, Problem
 from .model import MODES, Action, Atom, Decision, ToolCall, Verdict
 from .paths import normalize, spellings
+from .protect import Search
 from .reasons import reason, unenforced
 from .selfprotect import self_protections
 from .sessions import DEFAULT_TTL, atom_key, now
@@ -166,7 +167,7 @@ class Engine:
         tool = canonical_tool(call.tool)
         cwd = normalize(call.cwd, self.cwd, self.home) if call.cwd else self.cwd
         call = call._replace(tool=tool, cwd=cwd)
-        context = Context(cwd, self.home, self.policy_set.project_root or cwd, self._spell)
+        context = Context(cwd, self.home, self.policy_set.project_root or cwd, self._spell, Search())
         verdicts: list[Verdict] = []
         troubles: list[str] = []  # what went wrong with the state store, for the reason
         for atom in atoms_of(call, self.home, self._shell):

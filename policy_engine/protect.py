@@ -23,10 +23,14 @@ from .record import Record
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
+    from typing import Final, Literal
+
     from .policy import Protection
 
-# Entries a walk looks at before it gives up: the tree may hold a protected path (a doubt).
+# Entries a search looks at before it gives up (the tree may hold a protected path: a doubt): in one
+# tree, and in all the trees of one tool call together (a glob can name hundreds of them).
 WALK_LIMIT = 20000
+CALL_LIMIT = 50000
 
 # A walk that reads is searched for files a floating pattern (``.env*``) names: reading them leaks
 # them. A walk that writes or deletes is not: such patterns name kinds of secrets, and deleting
@@ -87,8 +91,79 @@ def _matches(guard: Guard, path: str) -> bool:
     return regex.match(relative) is not None or regex.match(relative + "/") is not None
 
 
+class Search:
+    """The searches of one tool call's trees. Each tree is walked once for every pattern looked for
+    in it, and all of them share :data:`CALL_LIMIT` entries. Nothing is remembered beyond the call:
+    an engine lives on in the daemon, and the files in a tree change."""
+
+    __slots__ = ("_found", "left")
+
+    def __init__(self) -> None:
+        self.left = CALL_LIMIT
+        self._found: dict[tuple[tuple[Guard, ...], str, bool, str | None], dict[Guard, bool] | None] = {}
+
+    def finds(
+        self, wanted: tuple[Guard, ...], directory: str, hidden: bool, names: str | None
+    ) -> dict[Guard, bool] | None:
+        """Which of ``wanted`` match some entry under ``directory`` (named like ``names``, if given;
+        hidden entries only if ``hidden``); None when the search ran out of entries first."""
+        key = (wanted, directory, hidden, names)
+        if key not in self._found:
+            self._found[key] = self._walk(wanted, directory, hidden, names)
+        return self._found[key]
+
+    def _walk(
+        self, wanted: tuple[Guard, ...], directory: str, hidden: bool, names: str | None
+    ) -> dict[Guard, bool] | None:
+        found = dict.fromkeys(wanted, False)
+        missing = list(wanted)
+        limit = min(WALK_LIMIT, self.left)
+        seen = 0
+        pending = [directory]
+        while pending and missing:
+            current = pending.pop()
+            try:
+                with os.scandir(current) as listing:
+                    for item in listing:
+                        seen += 1
+                        if seen > limit:
+                            self.left -= seen
+                            return None
+                        if not hidden and item.name.startswith("."):
+                            continue
+                        if names is None or fnmatch.fnmatchcase(item.name, names):
+                            for guard in [g for g in missing if _matches(g, item.path)]:
+                                found[guard] = True
+                                missing.remove(guard)
+                        if item.is_dir(follow_symlinks=False):
+                            pending.append(item.path)
+            except OSError:
+                continue  # unreadable: the command cannot read it either
+        self.left -= seen
+        return found
+
+    def holds_name(self, place: str, names: str, hidden: bool) -> bool | None:
+        """Whether ``place``, or an entry under it, has a name matching ``names`` (None: too many to
+        tell)."""
+        if fnmatch.fnmatchcase(os.path.basename(place), names):
+            return True
+        if not os.path.isdir(place):
+            return False
+        limit, seen = min(WALK_LIMIT, self.left), 0
+        for _, directories, files in os.walk(place):
+            seen += len(directories) + len(files)
+            if seen > limit:
+                self.left -= seen
+                return None
+            if any(fnmatch.fnmatchcase(name, names) for name in (*directories, *files)):
+                self.left -= seen
+                return True
+        self.left -= seen
+        return False
+
+
 def protections_hit(
-    placed: tuple[Guard, ...], path: str, sense: str, tree: str | None
+    placed: tuple[Guard, ...], path: str, sense: str, tree: str | None, search: Search
 ) -> list[tuple[Protection, str]]:
     """The patterns that protect ``path`` (one spelling of it) against an access of ``sense``, each
     with how: ``PATH`` itself, or ``UNDER``/``UNSEARCHED`` for a directory that ``tree`` walks
@@ -99,79 +174,52 @@ def protections_hit(
     if tree is not None:
         kind, _, glob = tree.partition(":")
         hidden, names = kind == "all", glob or None
-    hits = []
+    hows: dict[Guard, str | None] = {}  # how each guard protects the path (None: it does not)
+    wanted = []  # the guards whose pattern must be looked for in the tree
     for guard in placed:
         if sense not in guard.entry.senses:
             continue
         if _matches(guard, path):
-            hits.append((guard.entry, PATH))
+            hows[guard] = PATH
         elif hidden is not None:
-            held = _tree_holds(guard, path, hidden, sense in _SEARCHED, names)
-            if held is not False:
-                hits.append((guard.entry, UNDER if held else UNSEARCHED))
-    return hits
+            holds = _tree_holds(guard, path, hidden, sense in _SEARCHED, names, search)
+            if holds == SEARCH:
+                wanted.append(guard)
+            hows[guard] = UNSEARCHED if holds is None else UNDER if holds is True else None
+    if wanted:
+        found = search.finds(tuple(wanted), path, bool(hidden), names)
+        for guard in wanted:
+            hows[guard] = UNSEARCHED if found is None else UNDER if found[guard] else None
+    return [(guard.entry, how) for guard, how in hows.items() if how is not None]
 
 
-def _tree_holds(guard: Guard, directory: str, hidden: bool, search: bool, names: str | None) -> bool | None:
-    """Whether walking ``directory`` touches a path ``guard`` protects (None: too large to tell);
-    without ``search``, only a protected place that lies inside it counts; with ``names``, only
-    entries whose name matches that glob are touched."""
+SEARCH: Final = "search"  # what _tree_holds says when only a search of the tree can tell
+
+
+def _tree_holds(
+    guard: Guard, directory: str, hidden: bool, searched: bool, names: str | None, search: Search
+) -> bool | Literal["search"] | None:
+    """Whether walking ``directory`` touches a path ``guard`` protects (None: too large to tell;
+    ``SEARCH``: a search of the tree must tell); unless ``searched``, only a protected place that
+    lies inside it counts; with ``names``, only entries whose name matches that glob are touched."""
     entry, place = guard.entry, guard.place
     if entry.anchor == "anywhere" and entry.fixed:  # a name that may sit in any directory (.claude)
         found = _place(directory, entry.fixed)
-        return os.path.lexists(found) and (names is None or _holds_name(found, names, hidden))
+        return os.path.lexists(found) and (names is None or search.holds_name(found, names, hidden))
     if place != directory and inside(place, directory):  # the protected place lies inside the tree
         reachable = hidden or not _hidden_below(place, directory)
-        return reachable and os.path.lexists(place) and (names is None or _holds_name(place, names, hidden))
-    if not search or entry.exact or not inside(directory, place):
+        return (
+            reachable
+            and os.path.lexists(place)
+            and (names is None or search.holds_name(place, names, hidden))
+        )
+    if not searched or entry.exact or not inside(directory, place):
         return False  # the tree is beside the protected place, or the pattern names one path only
     if not hidden and entry.pattern.rsplit("/", 1)[-1].startswith("."):
         return False  # only hidden names match, and the walk skips them
-    return _walk_finds(guard, directory, hidden, names)
-
-
-def _holds_name(place: str, names: str, hidden: bool) -> bool | None:
-    """Whether ``place``, or an entry under it, has a name matching ``names`` (None: too many to tell)."""
-    if fnmatch.fnmatchcase(os.path.basename(place), names):
-        return True
-    if not os.path.isdir(place):
-        return False
-    seen = 0
-    for _, directories, files in os.walk(place):
-        seen += len(directories) + len(files)
-        if seen > WALK_LIMIT:
-            return None
-        if any(fnmatch.fnmatchcase(name, names) for name in (*directories, *files)):
-            return True
-    return False
+    return SEARCH
 
 
 def _hidden_below(path: str, directory: str) -> bool:
     """Whether reaching ``path`` from ``directory`` goes through a hidden name."""
     return any(part.startswith(".") for part in path[len(directory.rstrip("/")) + 1 :].split("/"))
-
-
-@lru_cache(maxsize=256)
-def _walk_finds(guard: Guard, directory: str, hidden: bool, names: str | None = None) -> bool | None:
-    """Whether some entry under ``directory`` (named like ``names``, if given) matches; None when
-    the walk hits its limit first."""
-    seen = 0
-    pending = [directory]
-    while pending:
-        current = pending.pop()
-        try:
-            with os.scandir(current) as listing:
-                for item in listing:
-                    seen += 1
-                    if seen > WALK_LIMIT:
-                        return None
-                    if not hidden and item.name.startswith("."):
-                        continue
-                    named = names is None or fnmatch.fnmatchcase(item.name, names)
-                    if named and _matches(guard, item.path):
-                        return True
-                    if item.is_dir(follow_symlinks=False):
-                        pending.append(item.path)
-        except OSError:
-            continue  # unreadable: the command cannot read it either
-    return False

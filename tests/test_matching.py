@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from policy_engine import Action, ToolCall
 from policy_engine.model import Access, Atom, Origin, Sense
 from policy_engine.policy import CompiledRule
+from policy_engine.protect import Search
 from policy_engine.rules import RuleBook, glob_matches, rule_index, winning_order
 
 
@@ -318,7 +319,7 @@ def test_read_only_rule_matches_only_atoms_that_only_read(sandbox: Sandbox) -> N
         sandbox, '{ "action": "allow", "tool": "bash", "pattern": "cat *", "readOnly": true }'
     )
     judge = LayerJudge(engine.policy_set.layers[0], engine.home)
-    context = Context("/w", str(sandbox.home), "/w", lambda p: (p,))
+    context = Context("/w", str(sandbox.home), "/w", lambda p: (p,), Search())
     reads = Atom("bash", "cat a", (Access("/w/a", Sense.READ),))
     writes = Atom("bash", "cat a", (Access("/w/a", Sense.READ), Access("/w/b", Sense.WRITE)))
     doubtful = Atom("bash", "cat a", (), ("dynamic path",))

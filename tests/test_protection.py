@@ -171,7 +171,6 @@ def test_a_tree_too_large_to_search_is_a_doubt(sandbox: Sandbox, monkeypatch: py
     from policy_engine import protect
 
     monkeypatch.setattr(protect, "WALK_LIMIT", 5)
-    protect._walk_finds.cache_clear()
     big = sandbox.project("big")
     for number in range(10):
         (big / f"f{number}.txt").write_text("x")
@@ -183,6 +182,51 @@ def test_a_tree_too_large_to_search_is_a_doubt(sandbox: Sandbox, monkeypatch: py
     decision = sandbox.engine(config).evaluate(bash("grep -r x big", sandbox.root))
     assert decision.action is Action.ASK
     assert "too large to search" in decision.reason
+
+
+def test_a_long_lived_engine_sees_a_protected_file_that_appears_later(sandbox: Sandbox) -> None:
+    """The daemon keeps one engine for many calls: what a search found is never remembered across
+    calls (a `.env` written by a `git clone`, or by the user, after a first `grep -r`)."""
+    config = sandbox.write(
+        "policy.jsonc",
+        '{ "policies": { "p": { "defaultAction": "allow" } }, "defaultPolicy": "p", '
+        '"pathProtection": { ".env*": "deny" } }',
+    )
+    project = sandbox.project("app")
+    (project / "src").mkdir()
+    (project / "src" / "main.py").write_text("x")
+    engine = sandbox.engine(config)
+    assert engine.evaluate(bash("grep -r TOKEN .", project)).action is Action.ALLOW
+    (project / "src" / ".env").write_text("TOKEN=1")
+    assert engine.evaluate(bash("grep -r TOKEN .", project)).action is Action.DENY
+    (project / "src" / ".env").unlink()
+    assert engine.evaluate(bash("grep -r TOKEN .", project)).action is Action.ALLOW
+
+
+def test_all_the_trees_of_one_call_share_one_search_budget(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A glob can name hundreds of trees: each is searched once for every pattern, and together
+    they get a bounded number of entries; past it, the rest is a doubt (never an allow)."""
+    from policy_engine import protect
+
+    config = sandbox.write(
+        "policy.jsonc",
+        '{ "policies": { "p": { "defaultAction": "allow" } }, "defaultPolicy": "p", '
+        '"pathProtection": { "*.key": "deny", "*.pem": "deny", ".env*": "deny" } }',
+    )
+    root = sandbox.project("many")
+    for tree in range(6):
+        for number in range(4):
+            (root / f"t{tree}").mkdir(exist_ok=True)
+            (root / f"t{tree}" / f"f{number}.txt").write_text("x")
+    engine = sandbox.engine(config)
+    assert engine.evaluate(bash("grep -r x t*", root)).action is Action.ALLOW  # 24 entries in all
+    monkeypatch.setattr(protect, "CALL_LIMIT", 12)
+    decision = engine.evaluate(bash("grep -r x t*", root))
+    assert decision.action is Action.ASK
+    assert "too large to search" in decision.reason
+    assert engine.evaluate(bash("grep -r x t0 t1", root)).action is Action.ALLOW  # 10 entries: within
 
 
 def test_the_explanation_says_the_tree_is_walked(machine: tuple[Sandbox, Engine, Path]) -> None:
