@@ -5,9 +5,9 @@ The socket (``daemon.sock`` in the state directory, which is the user's alone: 0
 framed by ``client.py`` — and answers the status, stdout and stderr that ``policy hook`` would
 give. Engines are kept per working directory and environment, and rebuilt when a policy file or
 the trust store changes (their size and modification time are checked on every call), so an edit
-takes effect on the next call. A request from another version of the package is refused (the
-client then judges in-process and starts a daemon of its own version), and the daemon leaves; it
-also leaves after ``idle`` seconds without a request.
+takes effect on the next call, and at least every minute. A request from another version of the
+package is refused (the client then judges in-process and starts a daemon of its own version),
+and the daemon leaves; it also leaves after ``idle`` seconds without a request.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import contextlib
 import os
 import socket
 import sys
+import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
 STOP = b"stop"  # the request that makes the daemon leave (`policy serve --stop`)
 IDLE = 1800.0  # seconds without a request before the daemon leaves
 ENGINES = 16  # engines kept (one per working directory and environment in use)
+# An engine remembers how directories are spelled (symlinks resolved) for its lifetime: rebuilt
+# this often, a directory replaced by a symlink is seen within a minute (a rebuild costs ~2 ms).
+ENGINE_LIFETIME = 60.0
 
 
 class Daemon:
@@ -40,7 +44,7 @@ class Daemon:
         self.directory = state_directory(env)
         self.path = socket_path(env)
         self.idle = idle
-        self._engines: OrderedDict[Any, tuple[Any, Engine]] = OrderedDict()
+        self._engines: OrderedDict[Any, tuple[Any, float, Engine]] = OrderedDict()
         self._stopping = False
 
     def engine(self, call: ToolCall, env: Mapping[str, str]) -> Engine:
@@ -53,11 +57,12 @@ class Daemon:
         discovery = discover(os.path.abspath(call.cwd), env, [])
         stamp = tuple(_stamp(path) for path in [s.path for s in discovery.sources] + [store_path(env)])
         found = self._engines.get(key)
-        if found is not None and found[0] == stamp:
+        now = time.monotonic()
+        if found is not None and found[0] == stamp and now - found[1] < ENGINE_LIFETIME:
             self._engines.move_to_end(key)
-            return found[1]
+            return found[2]
         engine = recording_engine(None, call.cwd, env)
-        self._engines[key] = (stamp, engine)
+        self._engines[key] = (stamp, now, engine)
         while len(self._engines) > ENGINES:
             self._engines.popitem(last=False)
         return engine

@@ -214,3 +214,36 @@ def test_a_stuck_daemon_costs_half_the_budget_at_most(sandbox: Sandbox) -> None:
         )
     assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert 2 <= elapsed < 4, elapsed  # waited half the budget for the daemon, then judged in-process
+
+
+def test_engines_are_rebuilt_at_least_every_minute(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine remembers how directories are spelled; the daemon rebuilds it at least every
+    ENGINE_LIFETIME seconds, so a working directory replaced by a symlink into a stricter location
+    is judged there."""
+    from policy_engine import daemon
+    from policy_engine.model import ToolCall
+
+    sandbox.write(
+        sandbox.user_config,
+        """
+        {
+          "policies": { "open": { "defaultAction": "allow" }, "vault": { "defaultAction": "deny" } },
+          "locations": { "~/vault": "vault" },
+          "defaultPolicy": "open",
+        }
+        """,
+    )
+    (sandbox.home / "vault").mkdir()
+    link = sandbox.root / "work" / "link"
+    link.mkdir(parents=True)
+    server = daemon.Daemon(sandbox.env)
+    call = ToolCall("bash", {"command": "make"}, str(link))
+    first = server.engine(call, sandbox.env)
+    assert str(first.evaluate(call).action) == "allow"
+    assert server.engine(call, sandbox.env) is first  # kept while the files are unchanged
+    link.rmdir()
+    link.symlink_to(sandbox.home / "vault")
+    monkeypatch.setattr(daemon, "ENGINE_LIFETIME", 0.0)
+    rebuilt = server.engine(call, sandbox.env)
+    assert rebuilt is not first
+    assert str(rebuilt.evaluate(call).action) == "deny"
