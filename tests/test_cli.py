@@ -154,6 +154,15 @@ def test_batch_reports_a_bad_line_and_goes_on(sandbox: Sandbox, config) -> None:
     assert lines[3]["action"] == "allow"  # cwd defaults to --cwd
 
 
+def test_a_batch_file_that_cannot_be_read_is_a_usage_error(sandbox: Sandbox, config) -> None:
+    result = sandbox.run("check", "--config", str(config), "--batch", str(sandbox.root / "missing.jsonl"))
+    assert result.returncode == 2
+    assert (
+        result.stderr
+        == f"policy check: cannot read {sandbox.root / 'missing.jsonl'}: No such file or directory\n"
+    )
+
+
 def test_the_python_api_gives_the_cli_decision(sandbox: Sandbox, config) -> None:
     engine = sandbox.engine(config)
     for command in ("git status", "git push origin main", "rm -rf /", "grep -n x"):

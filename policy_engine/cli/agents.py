@@ -1,0 +1,145 @@
+"""The commands agents meet: policy hook and serve (its daemon), policy install / uninstall / doctor
+(the hook in an agent's settings)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from .common import HelpFormatter, UsageError
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .common import Commands
+
+
+HOOK_EPILOG = """\
+Reads the agent's hook payload on stdin and answers in its protocol: Claude Code (PreToolUse,
+PostToolUse), Codex (PreToolUse; an ask blocks, since Codex cannot ask), Gemini CLI (BeforeTool,
+AfterTool; an ask blocks), Cursor (beforeShellExecution, beforeReadFile, beforeMCPExecution),
+GitHub Copilot CLI (preToolUse, postToolUse), pi (integrations/pi). Anything that goes wrong blocks
+the call (exit 2, the reason on stderr) unless the policy says "onError": "allow".
+POLICY_ENGINE_HOOK_TIMEOUT (seconds, default 20) bounds the time it takes.
+"""
+
+
+def _add_hook(commands: Any) -> None:
+    from ..adapters import AGENTS
+
+    hook = commands.add_parser(
+        "hook",
+        formatter_class=HelpFormatter,
+        help="answer an agent's pre-tool-call hook (reads its payload on stdin)",
+        description="Judge the tool call an agent's hook payload describes, and answer in its protocol.",
+        epilog=HOOK_EPILOG,
+    )
+    hook.add_argument("--agent", required=True, choices=AGENTS, help="the agent whose protocol to speak")
+
+
+def _add_serve(commands: Any) -> None:
+    serve = commands.add_parser(
+        "serve",
+        formatter_class=HelpFormatter,
+        help="answer hook calls from a daemon (started on demand by the first hook call)",
+        description="Serve hook calls on a unix socket in the state directory, with the engine loaded: "
+        "a hook call then costs little more than starting Python. The first hook call starts it; "
+        "POLICY_ENGINE_DAEMON=0 turns that off.",
+    )
+    serve.add_argument(
+        "--idle", type=float, default=1800, metavar="SECONDS", help="leave after this long unused"
+    )
+    serve.add_argument("--stop", action="store_true", help="stop the running daemon")
+
+
+def _add_install(commands: Any, name: str, text: str) -> None:
+    from ..install import AGENTS
+
+    parser = commands.add_parser(
+        name, formatter_class=HelpFormatter, help=text, description=text[0].upper() + text[1:] + "."
+    )
+    if name == "doctor":
+        parser.add_argument(
+            "--agent", action="append", choices=AGENTS, help="check this agent (repeatable; default: all)"
+        )
+    else:
+        parser.add_argument("--agent", required=True, choices=AGENTS, help="the agent")
+    scope = parser.add_mutually_exclusive_group()
+    scope.add_argument(
+        "--user", dest="scope", action="store_const", const="user", help="the user's settings (default)"
+    )
+    scope.add_argument(
+        "--project",
+        dest="scope",
+        action="store_const",
+        const="project",
+        help="the project's settings (in --cwd)",
+    )
+    parser.add_argument("--cwd", metavar="DIR", help="the project directory (default: the current one)")
+
+
+def run_hook(args: argparse.Namespace) -> int:
+    from ..client import hook
+
+    return hook(args.agent, os.environ)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from .. import daemon
+
+    if args.stop:
+        print("stopped" if daemon.stop(os.environ) else "no daemon was running")
+        return 0
+    return daemon.main(os.environ, args.idle)
+
+
+def run_install(args: argparse.Namespace) -> int:
+    from .. import install
+
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    change = install.install if args.command == "install" else install.uninstall
+    try:
+        result = change(args.agent, args.scope or "user", cwd, os.environ)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    done = {"install": "installed in", "uninstall": "removed from"}[args.command]
+    print(f"{done if result.changed else 'nothing to change in'} {result.path}")
+    if result.backup:
+        print(f"backup: {result.backup}")
+    return 0
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    from .. import install
+
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    try:
+        checks = install.doctor(args.agent or list(install.AGENTS), args.scope or "user", cwd, os.environ)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    for check in checks:
+        print(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
+        if not check.ok and check.fix:
+            print(f"     fix: {check.fix}")
+    return 0 if all(check.ok for check in checks) else 1
+
+
+COMMANDS: Commands = {
+    "hook": (_add_hook, run_hook),
+    "serve": (_add_serve, run_serve),
+    "install": (
+        lambda c: _add_install(c, "install", "add the policy hook to an agent's settings"),
+        run_install,
+    ),
+    "uninstall": (
+        lambda c: _add_install(c, "uninstall", "remove the policy hook from an agent's settings"),
+        run_install,
+    ),
+    "doctor": (
+        lambda c: _add_install(
+            c, "doctor", "check that the hook is installed and answers, and say what to fix"
+        ),
+        run_doctor,
+    ),
+}
