@@ -7,6 +7,14 @@ symlink into a protected tree nor a protected name reached through a symlink sli
 from __future__ import annotations
 
 import os.path
+import sys
+
+# macOS and Windows file systems ignore case by default (`cat ~/.SSH/id_rsa` opens ~/.ssh/id_rsa):
+# there, paths are compared without regard to case. POLICY_ENGINE_CASE_INSENSITIVE=1 or 0 says so
+# for a file system the platform does not tell (a case-insensitive volume on Linux).
+CASE_INSENSITIVE = os.environ.get(
+    "POLICY_ENGINE_CASE_INSENSITIVE", "1" if sys.platform in ("darwin", "win32") else "0"
+) not in ("0", "false", "no", "off")
 
 # Files that are not files: writing /dev/null or reading /dev/stdin touches nothing a policy guards.
 PSEUDO_FILES = frozenset(
@@ -72,8 +80,15 @@ def spellings(path: str) -> tuple[str, ...]:
     return (path,) if real == path else (path, real)
 
 
+def fold(path: str) -> str:
+    """``path`` as compared with others: lowercased where the file system ignores case."""
+    return path.lower() if CASE_INSENSITIVE else path
+
+
 def inside(path: str, directory: str) -> bool:
     """Whether ``path`` is ``directory`` or below it, on whole path components (``/`` holds all)."""
+    if CASE_INSENSITIVE:
+        path, directory = path.lower(), directory.lower()
     if path == directory:
         return True
     prefix = directory if directory.endswith("/") else directory + "/"

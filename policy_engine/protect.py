@@ -18,7 +18,8 @@ import os
 import re
 from functools import lru_cache
 
-from .paths import inside
+from . import paths
+from .paths import fold, inside
 from .record import Record
 
 TYPE_CHECKING = False  # not typing's: see record.py
@@ -44,8 +45,8 @@ PATH, UNDER, UNSEARCHED = "path", "under", "unsearched"
 
 
 @lru_cache(maxsize=1024)
-def _regex(source: str) -> re.Pattern[str]:
-    return re.compile(source)
+def _regex(source: str, ignore_case: bool) -> re.Pattern[str]:
+    return re.compile(source, re.IGNORECASE if ignore_case else 0)
 
 
 class Guard(Record):
@@ -76,18 +77,18 @@ def _place(directory: str, relative: str) -> str:
 def _matches(guard: Guard, path: str) -> bool:
     entry = guard.entry
     if entry.anchor == "anywhere":
-        if entry.fixed and f"/{entry.fixed}" not in path:  # cheap: the name must be in the path
+        if entry.fixed and f"/{fold(entry.fixed)}" not in fold(path):  # cheap: the name must be there
             return False
     elif entry.exact:  # one place and everything under it: no regex needed
         return inside(path, guard.place)
     base = guard.base
-    if path == base:
+    if fold(path) == fold(base):
         relative = ""
     elif inside(path, base):
         relative = path[len(base.rstrip("/")) + 1 :]
     else:
         return False
-    regex = _regex(entry.regex)
+    regex = _regex(entry.regex, paths.CASE_INSENSITIVE)
     return regex.match(relative) is not None or regex.match(relative + "/") is not None
 
 
@@ -206,7 +207,7 @@ def _tree_holds(
     if entry.anchor == "anywhere" and entry.fixed:  # a name that may sit in any directory (.claude)
         found = _place(directory, entry.fixed)
         return os.path.lexists(found) and (names is None or search.holds_name(found, names, hidden))
-    if place != directory and inside(place, directory):  # the protected place lies inside the tree
+    if fold(place) != fold(directory) and inside(place, directory):  # the place lies inside the tree
         reachable = hidden or not _hidden_below(place, directory)
         return (
             reachable

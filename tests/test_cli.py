@@ -163,6 +163,17 @@ def test_a_batch_file_that_cannot_be_read_is_a_usage_error(sandbox: Sandbox, con
     )
 
 
+def test_a_lone_surrogate_in_the_input_is_written_escaped_not_a_crash(sandbox: Sandbox, config) -> None:
+    result = sandbox.run(
+        "check", "--config", str(config), "--json", "--tool", "read", "--input", '{"file_path": "\\ud800"}'
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["trace"]["atoms"][0]["accesses"][0]["path"].endswith("\ud800")
+    batch = '{"tool": "read", "input": {"file_path": "\\ud800"}}\n{"command": "git status"}\n'
+    result = sandbox.run("check", "--config", str(config), "--batch", "-", stdin=batch)
+    assert result.returncode == 0 and len(result.stdout.splitlines()) == 2, result.stderr
+
+
 def test_the_python_api_gives_the_cli_decision(sandbox: Sandbox, config) -> None:
     engine = sandbox.engine(config)
     for command in ("git status", "git push origin main", "rm -rf /", "grep -n x"):

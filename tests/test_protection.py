@@ -229,6 +229,25 @@ def test_all_the_trees_of_one_call_share_one_search_budget(
     assert engine.evaluate(bash("grep -r x t0 t1", root)).action is Action.ALLOW  # 10 entries: within
 
 
+def test_where_the_file_system_ignores_case_so_do_protections_and_locations(
+    machine: tuple[Sandbox, Engine, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On macOS and Windows `cat ~/.SSH/id_rsa` opens ~/.ssh/id_rsa and `.ENV` is `.env`."""
+    from policy_engine import paths
+
+    _, engine, project = machine
+    cases = ["cat ~/.SSH/id_rsa", "cat src/.ENV", "cat ~/.Aws/Credentials", "echo x > .CLAUDE/settings.json"]
+    assert all(judge(machine, command) is Action.ALLOW for command in cases)  # case-sensitive
+    monkeypatch.setattr(paths, "CASE_INSENSITIVE", True)
+    assert all(judge(machine, command) is Action.DENY for command in cases)
+    assert engine.evaluate(tool("Read", project, file_path="~/.SSH/ID_RSA")).action is Action.DENY
+    assert (
+        engine.evaluate(tool("Write", project, file_path=".Claude/Settings.json", content="")).action
+        is Action.DENY
+    )
+    assert judge(machine, "cat docs/README.MD") is Action.ALLOW
+
+
 def test_the_explanation_says_the_tree_is_walked(machine: tuple[Sandbox, Engine, Path]) -> None:
     sandbox, _, project = machine
     result = sandbox.run("check", "--explain", "grep -r KEY ~", cwd=project)

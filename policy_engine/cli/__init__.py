@@ -68,6 +68,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # A tool input may hold a lone surrogate ("\ud800" in JSON): written escaped, never a crash.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     arguments = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in arguments if not a.startswith("-")), None)
     command = _ALIASES.get(first or "", first)
