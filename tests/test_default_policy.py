@@ -38,6 +38,10 @@ def engine(sandbox: Sandbox, project):
         ("read", "PROJECT/config/.env.production", Action.DENY),
         ("write", "PROJECT/.env.local", Action.DENY),
         ("read", "HOME/.kube/config", Action.DENY),
+        # A repository's config and hooks make allowed git commands run programs: writing them asks.
+        ("write", "PROJECT/.git/config", Action.ASK),
+        ("Edit", "PROJECT/sub/.git/hooks/pre-commit", Action.ASK),
+        ("read", "PROJECT/.git/config", Action.ALLOW),
         ("github_create_pull_request", None, Action.ASK),  # anything unknown asks
         ("TodoWrite", None, Action.ALLOW),
     ],
@@ -65,6 +69,8 @@ def test_file_tools(
         ("cp README.md docs/README.md", Action.ALLOW),  # writes in the project's tree
         ("mkdir -p build && touch build/.keep", Action.ALLOW),
         ("echo done > status.txt", Action.ALLOW),
+        ("chmod +x .git/hooks/pre-commit", Action.ASK),
+        ("cp hook.sh .git/hooks/post-checkout", Action.ASK),
         ("echo x > /etc/hosts", Action.ASK),  # writes outside it ask
         ("cp README.md HOME/notes.md", Action.ASK),
         ("cat HOME/.ssh/id_rsa", Action.DENY),  # secrets, whichever tool reads them
