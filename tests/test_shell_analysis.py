@@ -219,6 +219,17 @@ CASES: list[tuple[str, list[A]]] = [
     ),
     ("X=1", [("X=1", [], [])]),
     ("export PATH=/tmp/x:$PATH", [("export PATH=/tmp/x:$PATH", [], ["sets PATH"])]),
+    # Bash evaluates an array subscript in a name as arithmetic, running its substitutions: the
+    # name an indirect expansion reads, and a value that will be used as one, are doubts.
+    ("echo ${!x}", [("echo ${!x}", [], []), ("echo ${!x}", [], ["indirect expansion"])]),
+    ("y=${!x}", [("y=${!x}", [], ["indirect expansion"])]),
+    ("echo ${!arr[@]} ${!BASH*}", [("echo ${!arr[@]} ${!BASH*}", [], [])]),  # keys and names only
+    (
+        "x='a[$(rm -rf ~)]'; echo ${!x}",
+        [("echo ${!x}", [], []), ("x='a[$(rm -rf ~)]'; echo ${!x}", [], ["subscript with a substitution"])],
+    ),
+    ("declare -n r='a[`id`]'", [("declare -n r='a[`id`]'", [], ["subscript with a substitution"])]),
+    ("x='a[1]'", [("x='a[1]'", [], [])]),
 ]
 
 

@@ -135,6 +135,8 @@ class Walker:
             elif current.type in _STATEMENTS and current is not node and current.type != "ERROR":
                 self._statement(current, state.copy(), depth + 1)
             else:
+                if current.type == "expansion" and _INDIRECT.fullmatch(self._text(current)):
+                    self.doubts.append(_INDIRECT_DOUBT)
                 pending.extend(reversed(current.children))
 
     def _escaped_backticks(self, node: Node) -> str | None:
@@ -261,11 +263,16 @@ class Walker:
         self._nested(node, state, depth)
         name = node.child_by_field_name("name")
         if name is not None:
-            self._check_assignment(self._text(name))
+            self._check_assignment(self._text(name), node.child_by_field_name("value"))
 
-    def _check_assignment(self, name: str) -> None:
+    def _check_assignment(self, name: str, value: Node | None) -> None:
         if self.knowledge.dangerous_variable(name, None):
             self.doubts.append(f"sets {name}, which changes what later commands run")
+        if value is not None and _SUBSCRIPT_CODE.search(self._text(value)):
+            self.doubts.append(
+                f"the value of {name} holds a subscript with a substitution, which bash runs when "
+                f"{name} is used in arithmetic or as a name (${{!{name}}}, declare -n)"
+            )
 
     def _declaration(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
         """export / declare / local / readonly: like assignments."""
@@ -275,7 +282,7 @@ class Walker:
                 child.type == "variable_assignment"
                 and (name := child.child_by_field_name("name")) is not None
             ):
-                self._check_assignment(self._text(name))
+                self._check_assignment(self._text(name), child.child_by_field_name("value"))
 
     def _nested_only(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
         self._nested(node, state, depth)
@@ -512,3 +519,12 @@ _STATEMENTS: dict[str, Callable[[Walker, Node, _State, int, Stdin | None], None]
 
 _IGNORED = frozenset({"comment", "heredoc_body", "heredoc_start", "heredoc_end"})
 _EXPANSIONS = frozenset({"simple_expansion", "expansion"})
+# ${!name}: the value of the variable that name names. Bash evaluates an array subscript in that
+# name as arithmetic, running its command substitutions (x='a[$(cmd)]'; echo ${!x} runs cmd).
+# ${!name[@]}, ${!name[*]} (the keys) and ${!prefix*}, ${!prefix@} (the names) evaluate nothing.
+_INDIRECT = re.compile(r"\$\{!(?!\w+\[[@*]\]\}$|\w+[*@]\}$).*", re.DOTALL)
+_INDIRECT_DOUBT = (
+    "an indirect expansion (${!name}) evaluates the subscript of the name it holds, which can run commands"
+)
+# A subscript holding a substitution: `a[$(cmd)]`, `a[`cmd`]`, `a[${x}]`.
+_SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(?:\$[({]|`)")
