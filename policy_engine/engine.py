@@ -164,13 +164,13 @@ class Engine:
         started = perf_counter()
         if not isinstance(call.tool, str) or not isinstance(call.cwd, str):
             raise TypeError("ToolCall.tool and ToolCall.cwd must be strings")
-        tool = canonical_tool(call.tool)
+        agent_tool, tool = call.tool, canonical_tool(call.tool)
         cwd = normalize(call.cwd, self.cwd, self.home) if call.cwd else self.cwd
         call = call._replace(tool=tool, cwd=cwd)
         context = Context(cwd, self.home, self.policy_set.project_root or cwd, self._spell, Search())
         verdicts: list[Verdict] = []
         troubles: list[str] = []  # what went wrong with the state store, for the reason
-        for atom in atoms_of(call, self.home, self._shell):
+        for atom in atoms_of(call, self.home, self._shell, agent_tool):
             found = [verdict for judge in self._judges for verdict in judge.judge(atom, context)]
             # Only an ask can be allowed for the session: an atom without one never opens the store.
             asks = any(v.action is Action.ASK and v.kind != "protection" for v in found)

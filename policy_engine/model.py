@@ -76,8 +76,9 @@ class ToolCall(Record):
 class Access(Record):
     """A path an atom reads, writes, deletes or executes; ``via`` says what in inline code does it
     (``Python line 2: open(mode 'w')``), for explanations. ``tree`` is set when a directory at
-    ``path`` is walked whole (``grep -r``, ``rm -r``, ``cp -r``): ``all`` entries, or only the
-    ``visible`` ones (``rg`` skips hidden files); everything under it is touched with ``sense``.
+    ``path`` is walked whole (``grep -r``, ``rm -r``, ``cp -r``): ``all`` entries, only the
+    ``visible`` ones (``rg`` skips hidden files), ``all:GLOB`` (those named so) or ``git`` (see
+    protect.py); everything under it is touched with ``sense``.
     ``redirect`` marks the target of a redirection (``> file``), which is not part of the command's
     text: an approval of the command does not cover it."""
 

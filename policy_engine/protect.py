@@ -168,9 +168,12 @@ def protections_hit(
 ) -> list[tuple[Protection, str]]:
     """The patterns that protect ``path`` (one spelling of it) against an access of ``sense``, each
     with how: ``PATH`` itself, or ``UNDER``/``UNSEARCHED`` for a directory that ``tree`` walks
-    (``all``, ``visible``, or ``all:GLOB``: only the entries whose name matches GLOB, find's -name)."""
+    (``all``, ``visible``, ``all:GLOB``: only the entries whose name matches GLOB, find's -name, or
+    ``git``: ``visible`` in a git work tree, where git grep reads tracked files, else ``all``)."""
     if tree is not None and not os.path.isdir(path):
         tree = None  # nothing is under a file, or under a directory that is not there
+    elif tree == "git":  # git grep's files (tracked ones) in a work tree, else grep -r's (all)
+        tree = "visible" if _in_work_tree(path) else "all"
     hidden = names = None
     if tree is not None:
         kind, _, glob = tree.partition(":")
@@ -219,6 +222,17 @@ def _tree_holds(
     if not hidden and entry.pattern.rsplit("/", 1)[-1].startswith("."):
         return False  # only hidden names match, and the walk skips them
     return SEARCH
+
+
+def _in_work_tree(directory: str) -> bool:
+    """Whether ``directory`` lies in a git work tree (a ``.git`` in it or above it)."""
+    while True:
+        if os.path.lexists(_place(directory, ".git")):
+            return True
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return False
+        directory = parent
 
 
 def _hidden_below(path: str, directory: str) -> bool:

@@ -115,7 +115,11 @@ def explain(decision: Decision) -> str:
             if access.tree:
                 kind, _, names = access.tree.partition(":")
                 what = f"files named {names} under it" if names else "the whole tree"
-                via += f"  ({what}" + (", hidden files skipped)" if kind == "visible" else ")")
+                skipped = {
+                    "visible": ", hidden files skipped",
+                    "git": ", hidden files skipped in a git work tree",
+                }
+                via += f"  ({what}{skipped.get(kind, '')})"
             lines.append(f"  {access.sense.value:<7} {access.path}{via}")
         for doubt in atom.doubts:
             lines.append(f"  doubt   {doubt}")

@@ -62,11 +62,17 @@ DEFAULTS_TO_CWD = frozenset({"grep", "find", "ls"})
 # Tools that read every file under a directory they are given (``Access.tree``). The agents' grep
 # tools are ripgrep underneath, which skips hidden files; find and ls only list names.
 TREES: dict[str, str] = {"grep": "visible"}
+# Agents' tools that walk differently from the canonical tool they are named as. Gemini CLI's
+# search_file_content runs git grep in a repository (tracked files, taken as ripgrep's visible
+# ones, as for `git grep`), else `grep -r`, which reads hidden files too (protect.py: "git").
+AGENT_TREES: dict[str, str] = {"search_file_content": "git"}
 
 # Input fields that name one path, in the order agents use them (pi, Claude Code, Gemini CLI, ...),
-# and fields that name several.
+# and fields that name several: each a path, a directory read whole, or a glob (Gemini CLI's
+# read_many_files takes `paths` and `include` globs, dotfiles included).
 PATH_FIELDS = ("path", "file_path", "absolute_path", "notebook_path", "dir_path", "filePath")
-PATH_LIST_FIELDS = ("paths", "absolute_paths")
+PATH_LIST_FIELDS = ("paths", "absolute_paths", "include")
+GLOB_CHARACTERS = frozenset("*?[{")
 
 
 def canonical_tool(name: str) -> str:
@@ -75,21 +81,44 @@ def canonical_tool(name: str) -> str:
 
 
 def input_paths(tool_input: Any) -> tuple[str, ...]:
-    """The paths named by a tool's input, in field order; empty when there are none. Every path
-    field counts: which one an agent's tool uses is the agent's business, and a call that names
-    two must be judged at both."""
+    """The paths named by a tool's single-path fields, in field order; empty when there are none.
+    Every path field counts: which one an agent's tool uses is the agent's business, and a call
+    that names two must be judged at both."""
     if not isinstance(tool_input, Mapping):
         return ()
-    paths: list[str] = []
-    for field in PATH_FIELDS:
-        value = tool_input.get(field)
-        if isinstance(value, str) and value:
-            paths.append(value)
+    paths = [v for v in (tool_input.get(f) for f in PATH_FIELDS) if isinstance(v, str) and v]
+    return tuple(dict.fromkeys(paths))
+
+
+def input_path_lists(tool_input: Any) -> tuple[tuple[str, str | None], ...]:
+    """The entries of a tool's path-list fields, each as (the path to judge, how it is walked): a
+    plain entry is itself, or the whole tree if it is a directory (``all``); a glob is the tree of
+    its literal leading directory, limited to the names its last part matches (``all:*.ts`` for
+    ``src/**/*.ts``)."""
+    if not isinstance(tool_input, Mapping):
+        return ()
+    entries: list[tuple[str, str | None]] = []
     for field in PATH_LIST_FIELDS:
         values = tool_input.get(field)
         if isinstance(values, list):
-            paths.extend(v for v in values if isinstance(v, str) and v)
-    return tuple(dict.fromkeys(paths))
+            entries.extend(_list_entry(v) for v in values if isinstance(v, str) and v)
+    return tuple(dict.fromkeys(entries))
+
+
+def _list_entry(entry: str) -> tuple[str, str | None]:
+    parts = entry.split("/")
+    first = next((i for i, part in enumerate(parts) if GLOB_CHARACTERS.intersection(part)), None)
+    if first is None:
+        return entry, "all"
+    directory = "/".join(parts[:first]) or ("/" if entry.startswith("/") else ".")
+    last = parts[-1]
+    names = last if last and last != "**" and "{" not in last else "*"  # fnmatch knows no {a,b}
+    return directory, f"all:{names}"
+
+
+def tree_of(agent_tool: str, tool: str) -> str | None:
+    """How an agent's tool (canonically ``tool``) walks a directory it is given, if it does."""
+    return AGENT_TREES.get(agent_tool, TREES.get(tool))
 
 
 def unreadable_paths(tool_input: Any) -> tuple[str, ...]:

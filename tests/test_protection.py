@@ -130,6 +130,15 @@ def test_read_and_write_are_protected_apart(machine: tuple[Sandbox, Engine, Path
         ("Grep", {"pattern": "KEY", "path": "docs"}, Action.ALLOW),
         ("LS", {"path": "~/.ssh"}, Action.ALLOW),
         ("mcp__fs__read", {"path": "src/.env"}, Action.DENY),
+        # Gemini CLI's read_many_files: paths and include globs, a directory read whole
+        ("read_many_files", {"include": ["src/.env"]}, Action.DENY),
+        ("read_many_files", {"paths": ["src/.e*"]}, Action.DENY),
+        ("read_many_files", {"paths": ["src"]}, Action.DENY),
+        ("read_many_files", {"include": ["**/*.py", "docs/*.md"]}, Action.ALLOW),
+        ("read_many_files", {"include": ["~/.ss?/*"]}, Action.DENY),
+        # Gemini CLI's search_file_content is `grep -r` outside a git work tree: hidden files too
+        ("search_file_content", {"pattern": "KEY", "path": "~"}, Action.DENY),
+        ("search_file_content", {"pattern": "KEY", "path": "docs"}, Action.ALLOW),
     ],
 )
 def test_file_tools_are_protected(
@@ -137,6 +146,14 @@ def test_file_tools_are_protected(
 ) -> None:
     _, engine, project = machine
     assert engine.evaluate(tool(name, project, **tool_input)).action is expected
+
+
+def test_gemini_search_in_a_git_work_tree_reads_tracked_files(machine: tuple[Sandbox, Engine, Path]) -> None:
+    _, engine, project = machine
+    search = tool("search_file_content", project, pattern="KEY", path="src")
+    assert engine.evaluate(search).action is Action.DENY  # grep -r reads src/.env
+    (project / ".git").mkdir()
+    assert engine.evaluate(search).action is Action.ALLOW  # git grep, like ripgrep, as git grep is judged
 
 
 def test_a_symlink_into_a_protected_tree_is_protected(machine: tuple[Sandbox, Engine, Path]) -> None:
