@@ -445,7 +445,7 @@ DOUBTS: list[tuple[str, list[str], list[str]]] = [
         [],
     ),
     (
-        FS + 'fs.writeFileSync(new URL("file:///etc/x"), "")',
+        FS + 'fs.writeFileSync(new URL(process.argv[1]), "")',
         ["cannot tell which file fs.writeFileSync writes"],
         [],
     ),
@@ -574,6 +574,47 @@ def test_too_many_nodes() -> None:
 def test_deep_nesting_is_a_doubt() -> None:
     program = analyze("[" * 5000 + "]" * 5000, SETTING._replace(max_nodes=100000))
     assert_doubts(program, ["nests deeper than"])
+
+
+# -- red-team round 2 (finding 1.6): recursive deletes are trees, file: URLs name files -------------------
+
+URLS_AND_TREES: list[tuple[str, list[str], list[str]]] = [
+    (FS + 'fs.rmSync(".", {recursive: true})', ["delete:/p:all"], []),
+    (FS + 'fs.promises.rm(process.cwd(), {recursive: true})', ["delete:/p:all"], []),
+    (FS + 'fs.rmdirSync(__dirname, {recursive: true})', ["delete:/p:all"], []),
+    (FS + 'fs.renameSync("a", "b")', ["delete:/p/a:all", "write:/p/b"], []),
+    (FS + 'fs.cpSync("src", "/tmp/x", {recursive: true})', ["read:/p/src:all", "write:/tmp/x"], []),
+    (FS + 'fs.unlinkSync("f")', ["delete:/p/f"], []),
+    ('Deno.removeSync("d", {recursive: true})', ["delete:/p/d:all"], []),
+    (FS + 'fs.readFileSync(new URL("file:///etc/passwd"))', ["read:/etc/passwd"], []),
+    (FS + 'fs.readFileSync(new URL("FILE://localhost/a/%2e%73sh\\\\k?x#y"))', ["read:/a/.ssh/k"], []),
+    (FS + 'fs.writeFileSync(new URL("file:///etc/x"), "")', ["write:/etc/x"], []),
+    (FS + 'fs.readFileSync(new URL("k", "file:///home/me/.ssh/"))', ["read:/home/me/.ssh/k"], []),
+    (FS + 'fs.readFileSync(new URL("../k", "file:///a/b/c"))', ["read:/a/k"], []),
+    (FS + 'fs.readFileSync(new URL("./.env", import.meta.url))', ["read:/p/.env"], []),
+    (FS + 'fs.readFileSync(require("url").pathToFileURL(".env"))', ["read:/p/.env"], []),
+    (FS + 'fs.readFileSync(require("url").fileURLToPath("file:///k"))', ["read:/k"], []),
+    (FS + 'fs.writeFileSync(require("url").fileURLToPath(new URL("file:///k")), "")', ["write:/k"], []),
+    (FS + 'fs.readFileSync(new URL("x", new URL("file:///a/")))', ["read:/a/x"], []),
+    (FS + 'fs.readFileSync("file:///etc/passwd")', ["read:/etc/passwd"], []),
+    ('Bun.file(new URL("file:///k")).text()', ["read:/k"], []),
+    ('await fetch("file:///k")', ["read:/k"], []),
+    ('await fetch(new URL("file:///k"))', ["read:/k"], []),
+    ('const u = new URL("https://example.com/x"); console.log(u.pathname)', [], []),
+    (FS + 'fs.readFileSync(new URL("file://" + process.argv[1]))', [], ["cannot tell which file the URL given to URL names"]),
+    ('await fetch("file://" + process.argv[1])', [], ["cannot tell which file the URL given to fetch names"]),
+    # a file named at run time is read without doubt, unless the program reads its input
+    (FS + "fs.readFileSync(process.argv[2])", [], []),
+    (FS + "fs.readFileSync(fs.readFileSync(0, 'utf8').trim())", [], ["its name may come from the input"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("source", "expected", "doubts"), URLS_AND_TREES)
+def test_recursive_deletes_and_file_urls(source: str, expected: list[str], doubts: list[str]) -> None:
+    program = analyze(source, SETTING, typescript="Deno" in source or "Bun" in source or "await" in source)
+    found = [f"{e.sense.value}:{e.path}" + (f":{e.tree}" if e.tree else "") for e in program.effects]
+    assert found == expected
+    assert_doubts(program, doubts)
 
 
 # -- harmless programs: no doubt, nothing but reads ---------------------------------------------------------

@@ -147,7 +147,10 @@ EFFECTS: list[tuple[str, list[str]]] = [
     ),
     ("import logging\nlogging.basicConfig(filename='app.log')", ["write:/p/app.log"]),
     ("import logging\nlogging.FileHandler('/var/log/x.log')", ["write:/var/log/x.log"]),
-    ("import sqlite3\nsqlite3.connect('app.db')\nsqlite3.connect(':memory:')", ["write:/p/app.db"]),
+    (
+        "import sqlite3\nsqlite3.connect('app.db')\nsqlite3.connect(':memory:')",
+        ["read:/p/app.db", "write:/p/app.db"],
+    ),
     (
         "import xml.etree.ElementTree as ET\nt = ET.parse('in.xml')\nt.write('out.xml')",
         ["read:/p/in.xml", "write:/p/out.xml"],
@@ -680,6 +683,107 @@ def test_harmless_reads_are_reported() -> None:
         "delete:/p/x",
         "read:/p/y",
     ]
+
+
+# -- red-team round 2 (finding 1.6): trees, commands, file: URLs, the standard library's files ---------
+
+TREES: list[tuple[str, list[str]]] = [
+    ("import shutil\nshutil.rmtree('build')", ["delete:/p/build:all"]),
+    ("import shutil\nshutil.move('a', 'b')", ["delete:/p/a:all", "write:/p/b"]),
+    ("import os\nos.rename('a', 'b')\nos.replace('c', 'd')", ["delete:/p/a:all", "write:/p/b", "delete:/p/c:all", "write:/p/d"]),
+    ("import shutil\nshutil.copytree('src', '/tmp/x')", ["read:/p/src:all", "write:/tmp/x"]),
+    ("import shutil\nshutil.copy('a', 'b')", ["read:/p/a", "write:/p/b"]),
+    ("import os\nos.rmdir('d')\nos.remove('f')", ["delete:/p/d", "delete:/p/f"]),
+    ("import shutil\nshutil.make_archive('out', 'zip')", ["write:/p/out", "read:/p:all"]),
+    ("import tarfile\ntarfile.open('x.tar', 'w').add('src')", ["write:/p/x.tar", "read:/p/src:all"]),
+    ("from pathlib import Path\nPath('a').rename('b')", ["delete:/p/a:all", "write:/p/b"]),
+    ("from pathlib import Path\nPath('a/f').copy_into('d')", ["read:/p/a/f:all", "write:/p/d/f"]),
+    ("from pathlib import Path\nPath('f').move_into('/tmp')", ["delete:/p/f:all", "write:/tmp/f"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("source", "expected"), TREES, ids=[s for s, _ in TREES])
+def test_what_walks_a_whole_tree(source: str, expected: list[str]) -> None:
+    program = run(source)
+    assert [
+        f"{e.sense.value}:{e.path}" + (f":{e.tree}" if e.tree else "") for e in program.effects
+    ] == expected
+    assert program.doubts == ()
+
+
+STANDARD_LIBRARY: list[tuple[str, list[str], list[str]]] = [
+    # file: URLs read the file they name
+    ("import urllib.request as u\nu.urlopen('file:///etc/passwd')", ["read:/etc/passwd"], []),
+    ("import urllib.request as u\nu.urlopen(' <URL:file://localhost/a%2Fb/%2essh> ')", ["read:/a/b/.ssh"], []),
+    ("import urllib.request as u\nu.urlretrieve('file:x', 'y')", ["write:/p/y", "read:/p/x"], []),
+    ("import urllib.request as u\nu.urlopen(u.Request('file:/k'))", ["read:/k"], []),
+    ("import urllib.request as u\nu.build_opener().open('file:/k')", ["read:/k"], []),
+    ("import urllib.request as u\nu.urlopen('https://example.com')", [], []),
+    ("import urllib.request as u, sys\nu.urlopen(sys.argv[1])", [], []),
+    ("import urllib.request as u, sys\nu.urlopen('file://' + sys.argv[1])", [], ["file: URL"]),
+    ("import pathlib\npathlib.Path.from_uri('file:///k').read_text()", ["read:/k"], []),
+    # files the standard library reads or writes by name
+    ("import linecache\nlinecache.getline('a.py', 1)\nlinecache.getlines('b')", ["read:/p/a.py", "read:/p/b"], []),
+    ("import tokenize, io\ntokenize.open('t')\nio.open_code('c')", ["read:/p/t", "read:/p/c"], []),
+    ("import traceback\ntraceback.FrameSummary('/k', 1, 'f')", ["read:/k"], []),
+    ("import configparser\nconfigparser.ConfigParser().read(['a', 'b'])", ["read:/p/a", "read:/p/b"], []),
+    ("import http.cookiejar as c\nj = c.MozillaCookieJar('j')\nj.load()\nj.save('k')", ["read:/p/j", "write:/p/k"], []),
+    ("import http.cookiejar as c\nc.CookieJar()\nc.MozillaCookieJar().save()", [], []),
+    ("import http.cookiejar as c\nj = c.MozillaCookieJar('j')\nj.filename = 'k'\nj.save()", [], ["CookieJar.save"]),
+    ("import sqlite3\nsqlite3.connect('file:d.db?mode=ro', uri=True)", ["read:/p/d.db"], []),
+    ("import sqlite3\nsqlite3.connect('file:d.db?mode=memory', uri=True)", [], []),
+    ("import sqlite3\nsqlite3.connect('file:///k?mode=ro')", ["write:/p/file:/k?mode=ro", "read:/k"], []),
+    ("import sqlite3\nc = sqlite3.connect(':memory:')\nc.execute(\"ATTACH DATABASE 'o''k.db' AS x\")", ["write:/p/o'k.db"], []),
+    ("import sqlite3\nc = sqlite3.connect(':memory:').cursor()\nc.executescript('VACUUM main INTO \"v.db\"')", ["write:/p/v.db"], []),
+    ("import sqlite3\nc = sqlite3.connect(':memory:')\nc.execute(\"select 'attach x' -- ATTACH y\")", [], []),
+    ("import sqlite3\nc = sqlite3.connect(':memory:')\nc.execute('ATTACH ? AS x', ('f',))", [], ["SQL ATTACH names its file"]),
+    ("import sqlite3, sys\nc = sqlite3.connect(':memory:')\nc.execute(sys.argv[1])", [], ["SQL computed at run time"]),
+    ("import sqlite3, sys\ndef f(c):\n    c.execute(sys.argv[1])", [], ["SQL computed at run time"]),
+    ("import sqlite3\nc = sqlite3.connect(':memory:')\nc.enable_load_extension(True)", [], ["loads native code"]),
+    ("import contextlib, sqlite3\nwith contextlib.closing(sqlite3.connect(':memory:')) as c:\n    c.execute(\"ATTACH 'a' AS a\")", ["write:/p/a"], []),
+    # what the tables do not model, in a module that touches files, is a doubt
+    ("import mimetypes\nmimetypes.MimeTypes().read('x')", [], ["mimetypes.MimeTypes may touch files"]),
+    ("import zipfile\nzipfile.Path('a.zip')", [], ["zipfile.Path may touch files"]),
+    ("import linecache\nlist(map(linecache.getlines, ['k']))", [], ["linecache.getlines is used as a value"]),
+    ("import shutil\nshutil.which('git')\nshutil.copyfileobj(a, b)", [], []),
+    ("import zipfile\nraise zipfile.BadZipFile('x')", [], []),
+    # commands and code
+    ("import imaplib\nimaplib.IMAP4_stream('id')", [], []),
+    ("import multiprocessing.util as u\nu.spawnv_passfds('/bin/sh', ['sh', '-c', 'id'], ())", [], []),
+    ("import inspect\ninspect.currentframe()", [], ["reaches into the interpreter"]),
+    ("try:\n    1 / 0\nexcept Exception as e:\n    e.__traceback__.tb_frame", [], ["interpreter frame through .tb_frame"]),
+    ("getattr(x, 'f_globals')", [], ["getattr reaches .f_globals"]),
+    ("import types\ntypes.FunctionType(c, {})", [], ["builds a function from raw code"]),
+    ("import typing\ntyping.get_type_hints(f)", [], ["evaluates annotations"]),
+    ("import inspect\ninspect.signature(f, eval_str=True)", [], ["evaluates annotations"]),
+    ("import inspect\ninspect.signature(f)", [], []),
+    ("import inspect, json\nprint(inspect.getsource(json.dumps))", [], []),
+    ("import inspect, types\nm = types.ModuleType('m')\nm.__file__ = '.env'\ninspect.getsource(m)", [], ["inspect.getsource reads the file"]),
+    ("import unittest\nunittest.main()", [], ["imports and runs test modules"]),
+    # a file named at run time is read without doubt, unless the program reads its input
+    ("import sys\nopen(sys.argv[1]).read()", [], []),
+    ("open(input()).read()", [], ["cannot tell which file open reads (its name may come from the input)"]),
+    ("import sys\nfrom pathlib import Path\nPath(sys.stdin.read()).read_text()", [], ["may come from the input"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("source", "expected", "doubts"), STANDARD_LIBRARY, ids=[s for s, _, _ in STANDARD_LIBRARY]
+)
+def test_standard_library_files_and_urls(source: str, expected: list[str], doubts: list[str]) -> None:
+    program = run(source)
+    assert effects(program) == expected
+    assert_doubts(program, doubts)
+
+
+def test_commands_run_by_the_standard_library() -> None:
+    assert run("import imaplib\nimaplib.IMAP4_stream('rm -rf ~')").executions == (
+        Execution(2, "imaplib.IMAP4_stream", shell="rm -rf ~", cwd="/p"),
+    )
+    program = run("import multiprocessing.util as u\nu.spawnv_passfds('/bin/sh', ['sh', '-c', 'id'], ())")
+    assert program.executions == (
+        Execution(2, "multiprocessing.util.spawnv_passfds", ("/bin/sh", "-c", "id"), cwd="/p"),
+    )
 
 
 # -- never an exception ------------------------------------------------------------------------------

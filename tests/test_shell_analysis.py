@@ -230,6 +230,14 @@ CASES: list[tuple[str, list[A]]] = [
     ),
     ("declare -n r='a[`id`]'", [("declare -n r='a[`id`]'", [], ["subscript with a substitution"])]),
     ("x='a[1]'", [("x='a[1]'", [], [])]),
+    ("[ -v 'a[$(rm -rf ~)]' ]", [("[ -v 'a[$(rm -rf ~)]' ]", [], ["subscript of a[$(rm -rf ~)]"])]),
+    ("[[ -R 'a[`id`]' ]]", [("[[ -R 'a[`id`]' ]]", [], ["as arithmetic"])]),
+    ("[ -f a -a -v 'q[$(id)]' ]", [("[ -f a -a -v 'q[$(id)]' ]", [], ["as arithmetic"])]),
+    ("unset -v x 'b[$(id)]'", [("unset -v x 'b[$(id)]'", [], ["subscript of b[$(id)]"])]),
+    ("declare 'a[$(id)]'", [("declare 'a[$(id)]'", [], ["as arithmetic"])]),
+    ("local 'a[$(id)]'=1", [("local 'a[$(id)]'=1", [], ["as arithmetic"])]),
+    ("[ -v name ]", [("[ -v name ]", [], [])]),
+    ("unset x; declare -r X", [("unset x; declare -r X", [], [])]),
 ]
 
 

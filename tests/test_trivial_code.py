@@ -31,6 +31,20 @@ HARMLESS = [
     ("lua", "local t = {1, 2}; for i, v in ipairs(t) do print(v) end"),
     ("lua", "local function sq(n) return n * n end print(sq(3))"),
     ("ruby", "def sq(n) n * n end\nputs sq(3)"),
+    # the operands' files, read by <>, gets and ARGF (the shell analysis judges the operands)
+    ("perl", 'print "$ARGV: $_"'),
+    ("perl", "print $F[0]*$F[1]"),
+    ("perl", "$n = $x *$y; print $n"),
+    ("ruby", "puts gets.upcase"),
+    # callbacks written out, or naming a harmless function
+    ("php", 'print_r(array_map("strtoupper", ["a"]));'),
+    ("php", 'print_r(array_map("\\\\StrToUpper", ["a"]));'),
+    ("php", "print_r(array_map(fn($x) => $x * 2, [1, 2]));"),
+    ("php", "print_r(array_map(function ($x) { return $x; }, [1]));"),
+    ("php", "print_r(array_map(null, [1], [2]));"),
+    ("php", "print_r(array_map(strlen(...), ['ab']));"),
+    ("php", "print_r(array_filter([1, 0, 2]));"),
+    ("php", "print_r(array_filter([1, 0], fn($x) => $x, ARRAY_FILTER_USE_KEY));"),
 ]
 
 DOUBTFUL = [
@@ -62,6 +76,37 @@ DOUBTFUL = [
     ("lua", 'io.open("/etc/x", "w")', "`io`"),
     ("lua", 'load("os.exit()")()', "`load`"),
     ("lua", "print([[x]])", "[["),
+    # @ARGV names the files <> opens: "cmd|" runs cmd
+    ("perl", 'BEGIN{@ARGV=("rm -rf ~|")} print', "`@ARGV`"),
+    ("perl", '@ARGV=("id|"); print <>', "`@ARGV`"),
+    ("perl", 'unshift @ARGV, "/home/me/.ssh/id_rsa"; print while <>', "`@ARGV`"),
+    ("perl", '$ARGV[0] = "id|"; print <>', "`@ARGV`"),
+    ("perl", "$#ARGV = -1", "`@ARGV`"),
+    ("perl", 'push @::ARGV, "id|"; print <>', "`ARGV`"),
+    ("perl", "print <ARGV>", "`ARGV`"),
+    ("perl", 'BEGIN{*{"ARGV"} = ["id|"]} print', "symbol reached by name"),
+    ("perl", 'BEGIN{$n = "ARGV"; local *$n = ["id|"]} print', "symbol reached by name"),
+    ("perl", 'BEGIN{$^I = ""} print', "`I`"),
+    # Ruby's ARGV (also $*), ARGF's $< and the switch variables ($-i edits in place)
+    ("ruby", 'ARGV << ".env"; ARGF.each_line { |l| puts l }', "`ARGV`"),
+    ("ruby", 'ARGV.push("/home/me/.ssh/id_rsa"); puts gets', "`ARGV`"),
+    ("ruby", 'ARGV.replace(["x"]); puts gets', "`ARGV`"),
+    ("ruby", '$* << ".env"; puts gets', "$*"),
+    ("ruby", "puts $<.read", "$<"),
+    ("ruby", '$-i = ""; puts gets', "$-"),
+    ("ruby", "ARGF.argv << 'x'", "`argv`"),
+    # a string or a variable given as a callback names the function called
+    ("php", 'array_map("system", ["rm -rf ~"]);', "`array_map`"),
+    ("php", 'array_filter(["id"], "system");', "`array_filter`"),
+    ("php", 'array_filter(["id"], "SYSTEM");', "`array_filter`"),
+    ("php", '$f = "system"; array_map($f, ["id"]);', "`array_map`"),
+    ("php", 'array_map(callback: "system", array: ["id"]);', "`array_map`"),
+    ("php", 'array_filter(array: ["id"], callback: "system");', "`array_filter`"),
+    ("php", 'array_map(trim(" system "), ["id"]);', "`array_map`"),
+    ("php", "array_map(json_decode('\"system\"'), ['id']);", "`array_map`"),
+    ("php", "array_map(...$args);", "`array_map`"),
+    ("php", 'array_map(null ?? "system", ["id"]);', "`array_map`"),
+    ("php", 'array_map(strlen(...) . "", ["id"]);', "`array_map`"),
 ]
 
 

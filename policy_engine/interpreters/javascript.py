@@ -13,7 +13,9 @@ the source in statement order and evaluates what it can without running anything
 
 Whatever could hide an effect from such a reading is a doubt: code built from strings, modules whose
 code is not read, effectful functions passed around as values, a write to a path computed at run
-time, a computed member of a module. Reading a file is never a doubt by itself.
+time, a computed member of a module. Reading a file is never a doubt by itself, except of a file named
+at run time by a program that reads its input. A recursive delete, a rename or a copy acts on the whole
+tree under its path (``_TREES``); a ``file:`` URL stands for the file it names.
 
 Knowledge of the runtimes is data (the tables at the end of the module); the walk is a ``{node type:
 handler}`` dispatch. A value is a ``str`` (a known string), a ``Num``, ``Strings`` (an array of known
@@ -33,7 +35,7 @@ from ..model import Sense
 from ..paths import collapse, pseudo_file
 from ..record import Record
 from ..shell.grammar import first_error_line, parse
-from .program import Contact, Effect, Execution, Program, Setting
+from .program import Contact, Effect, Execution, Mentions, Program, Setting, file_url_path
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -55,7 +57,8 @@ class Strings(Record):
 
 class Api(Record):
     """A known part of the runtime: a module or global (``fs``, ``process``, ``eval``), one of its
-    members (``fs`` and ``rmSync``), or the file a ``Bun.file(path)`` stands for (member ``file()``)."""
+    members (``fs`` and ``rmSync``), or the file a ``Bun.file(path)`` or a ``file:`` URL object
+    (``new URL("file:///x")``, module ``URL``) stands for (member ``file()``; path None: computed)."""
 
     module: str
     member: str = ""
@@ -268,16 +271,24 @@ def _short(text: str) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+# A program that reads its standard input (process.stdin, readline, prompt(), fs.readFileSync(0)).
+_READS_INPUT = re.compile(
+    rb"stdin|readline|\bprompt\s*\(|/dev/fd/0|/dev/tty|\b(?:readFileSync|readSync|readFile|read)\s*\(\s*0\s*[,)]"
+)
+
+
 # -- the walk ---------------------------------------------------------------------------------------
 
 
-class _Analysis:
+class _Analysis(Mentions):
     """One walk over one source: the current scope, directory and nesting, and what has been found.
 
     ``visit`` evaluates a node and records what evaluating it does; ``value`` does the same for a node
     whose value is handed on (an argument, an element, a stored value), where a module or one of its
     functions escapes our sight and becomes a doubt.
     """
+
+    INPUT = _READS_INPUT
 
     def __init__(self, source: bytes, setting: Setting, survey: _Survey) -> None:
         self.source = source
@@ -349,7 +360,7 @@ class _Analysis:
             return DATA
         if api.member == "file()":
             if api.path is not None:
-                self._touch(api.path, Sense.READ, node, "Bun.file")
+                self._touch(api.path, Sense.READ, node, "Bun.file" if api.module == "Bun" else "a file: URL")
             return DATA
         if api.module in _NETWORK:
             self._contact(node, api.name)
@@ -1134,16 +1145,21 @@ class _Analysis:
         self, api: Api, operations: tuple[tuple[int, Sense], ...], args: list[Node], node: Node
     ) -> Value:
         senses = dict(operations)
+        walks = _key(api) in _TREES
         for index, argument in enumerate(args):
             if index in senses:
-                self._touch_value(self.visit(argument), senses[index], node, api.name)
+                tree = "all" if walks and index == 0 else None
+                self._touch_value(self.visit(argument), senses[index], node, api.name, tree)
             else:
                 self.value(argument)
         return DATA
 
-    def _touch_value(self, value: Value, sense: Sense, node: Node, evidence: str) -> None:
-        """The file a path argument names: a known string, a ``Bun.file``, a descriptor (nothing new is
-        opened), or a doubt when a computed path is changed."""
+    def _touch_value(
+        self, value: Value, sense: Sense, node: Node, evidence: str, tree: str | None = None
+    ) -> None:
+        """The file a path argument names: a known string, a ``Bun.file`` or ``file:`` URL, a
+        descriptor (nothing new is opened), or a doubt when a computed path is changed (or read by a
+        program that reads its input, which may name it)."""
         if isinstance(value, Api):
             if value.member != "file()":
                 return  # Bun.stdout and the like
@@ -1152,14 +1168,19 @@ class _Analysis:
             return
         if isinstance(value, Strings):
             for path in value.items:
-                self._touch(path, sense, node, evidence)
+                self._touch(path, sense, node, evidence, tree)
             return
         if isinstance(value, str):
-            self._touch(value, sense, node, evidence)
+            self._touch(value, sense, node, evidence, tree)
         elif sense is not Sense.READ:
             self._doubt(node, f"cannot tell which file {evidence} {_VERBS[sense]} (computed at run time)")
+        elif self.reads_input:
+            self._doubt(node, f"cannot tell which file {evidence} reads (its name may come from the input)")
 
-    def _touch(self, path: str, sense: Sense, node: Node, evidence: str) -> None:
+    def _touch(self, path: str, sense: Sense, node: Node, evidence: str, tree: str | None = None) -> None:
+        """``path`` touched (a ``file:`` URL string: the file it names, as Bun and Deno read it)."""
+        if path[:5].lower() == "file:":
+            path = file_url_path(path, whatwg=True) or path
         if not path:
             return
         if path.startswith("/"):
@@ -1171,7 +1192,7 @@ class _Analysis:
             absolute = collapse(f"{self.cwd}/{path}")
         if pseudo_file(absolute):
             return
-        self.effects.append(Effect(absolute, sense, node.start_point.row + 1, evidence))
+        self.effects.append(Effect(absolute, sense, node.start_point.row + 1, evidence, tree))
 
     def _fs_open(self, api: Api, args: list[Node], node: Node) -> Value:
         """``fs.open(path, flags)``: a read for ``r`` (or no flags), a write for any other flags."""
@@ -1202,6 +1223,65 @@ class _Analysis:
         directory = options.get("dir") if options is not None else None
         path = directory[0] if directory is not None else "/tmp" if options is not None else None
         self._touch_value(path, Sense.WRITE, node, api.name)
+        return DATA
+
+    def _url(self, api: Api, args: list[Node], node: Node) -> Value:
+        """``new URL(text, base)``, ``URL.parse`` and ``pathToFileURL(path)``: a ``file:`` URL stands for
+        the file it names, which is touched by what it is given to; any other URL is data. A URL
+        that cannot be read, in a program that spells ``file:`` URLs, is a doubt."""
+        values = [
+            self._url_part(argument) if index < 2 else self.value(argument)
+            for index, argument in enumerate(args)
+        ]
+        text = values[0] if values else None
+        if api.member == "pathToFileURL":
+            return Api("URL", "file()", text if isinstance(text, str) else None)
+        based = len(values) > 1 and api.member != "fileURLToPath"
+        base = values[1] if based else None
+        computed = based and not isinstance(base, str) and not _is_file(base)
+        if _is_file(text):  # fileURLToPath(new URL(...))
+            path = text.path if isinstance(text, Api) else None
+        elif isinstance(text, str) and computed and not _SCHEME.match(text):
+            # new URL("./x", import.meta.url): a computed base, which for a program given inline is
+            # a file: URL in the working directory
+            from urllib.parse import unquote
+
+            path = unquote(text.partition("#")[0].partition("?")[0])
+        else:
+            url = _resolve_url(text, base) if isinstance(text, str) and not computed else None
+            if url is None:
+                if self.file_urls:
+                    self._doubt(node, f"cannot tell which file the URL given to {api.name} names")
+                return DATA
+            path = file_url_path(url, whatwg=True)
+            if path is None:
+                return DATA
+        if api.member == "fileURLToPath":
+            return path if path is not None else DATA
+        return Api("URL", "file()", path)
+
+    def _url_part(self, node: Node) -> Value:
+        """A URL or base given to a URL function: a file URL object stays one; any other API is
+        handed on."""
+        value = self.visit(node)
+        return self._escape(value, node) if isinstance(value, Api) and not _is_file(value) else value
+
+    def _fetch(self, api: Api, args: list[Node], node: Node) -> Value:
+        """``fetch(url)`` talks to another machine, or (Deno, Bun) reads the file a ``file:`` URL names."""
+        first = self._url_part(args[0]) if args else None
+        for argument in args[1:]:
+            self.value(argument)
+        if _is_file(first):
+            self._touch_value(first, Sense.READ, node, "fetch")
+            return DATA
+        if isinstance(first, str):
+            path = file_url_path(first, whatwg=True)
+            if path is not None:
+                self._touch(path, Sense.READ, node, "fetch")
+                return DATA
+        elif self.file_urls:
+            self._doubt(node, "cannot tell which file the URL given to fetch names")
+        self._contact(node, api.name)
         return DATA
 
     def _bun_file(self, api: Api, args: list[Node], node: Node) -> Value:
@@ -1589,6 +1669,9 @@ _FILES: dict[str, _Operations] = {
     ),
     "Deno.remove": ((0, _DELETE),),
 }
+# Calls that act on the whole tree under their first path, as ``rm -r``, ``mv`` and ``cp -r`` do
+# (protections look inside a directory there): deleting, moving or copying it.
+_TREES = _words("fs.rm fs.rmdir fs.rename fs.cp Deno.remove Deno.rename")
 
 _Runner: TypeAlias = Callable[[_Analysis, Api, list["Node"], "Node"], None]
 
@@ -1623,6 +1706,13 @@ _SPECIAL: dict[str, _Special] = {
         ("path.join", "path.resolve", "path.dirname", "path.basename", "path.normalize"), _Analysis._path
     ),
     "Bun.file": _Analysis._bun_file,
+    **dict.fromkeys(
+        _words(
+            "URL URL.parse url.URL url.pathToFileURL url.fileURLToPath Bun.pathToFileURL Bun.fileURLToPath"
+        ),
+        _Analysis._url,
+    ),
+    "fetch": _Analysis._fetch,
     "fs.open": _Analysis._fs_open,
     "Deno.open": _Analysis._deno_open,
     "Deno.makeTempFile": _Analysis._deno_temp,
@@ -1689,7 +1779,7 @@ _MODULES: dict[str, str] = {
 
 # Modules (and globals) whose members are harmless, save the doubts above.
 _PURE = _words(
-    "assert buffer crypto events os path url util querystring string_decoder stream timers zlib readline "
+    "URL assert buffer crypto events os path url util querystring string_decoder stream timers zlib readline "
     "perf_hooks punycode tty v8 worker_threads async_hooks console constants diagnostics_channel test "
     "trace_events setTimeout setInterval"
 )
@@ -1754,8 +1844,37 @@ _SUSPECT = frozenset(
 
 _GLOBAL_OBJECTS = _words("globalThis global window self")
 _GLOBAL_APIS = _words(
-    "require module process Bun Deno eval Function fetch WebSocket XMLHttpRequest EventSource setTimeout "
+    "require module process Bun Deno eval Function fetch URL WebSocket XMLHttpRequest EventSource setTimeout "
     "setInterval Worker SharedWorker importScripts"
 )
+_SCHEME = re.compile(r"[\x00- ]*[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+def _is_file(value: Value) -> bool:
+    """Whether ``value`` stands for a file (a ``file:`` URL object, a ``Bun.file``)."""
+    return isinstance(value, Api) and value.member == "file()"
+
+
+def _resolve_url(text: str, base: Value) -> str | None:
+    """``new URL(text, base)`` as far as a ``file:`` URL's path goes (None: cannot tell)."""
+    if _SCHEME.match(text) or base is None:
+        return text
+    if isinstance(base, Api) and base.member == "file()" and base.path is not None:
+        base = "file://" + base.path
+    if not isinstance(base, str):
+        return None
+    root = file_url_path(base, whatwg=True)
+    if root is None:
+        return base  # relative to a URL of another scheme: not a file
+    relative = text.replace("\\", "/")
+    if relative.startswith("//"):
+        return "file:" + relative
+    if relative.startswith("/"):
+        return "file://" + relative
+    if relative.startswith(("?", "#")) or not relative:
+        return "file://" + root
+    return "file://" + posixpath.dirname(root) + "/" + relative
+
+
 # For code given with -e, node sets these to the current directory and "[eval]".
 _GLOBAL_VALUES: dict[str, Value] = {"__dirname": ".", "__filename": "[eval]"}

@@ -13,9 +13,11 @@ small abstract interpreter that never runs anything:
   bodies are analysed as if they ran, at the end of their scope, where a module name bound more than
   once is unknown.
 - What the standard library does is data (``_FILE_CALLS``, ``_OPENERS``, ``_RUNNERS``, ``_DANGERS``,
-  ``_CONTACTS``, ``_PATH_METHODS``...): a call of a known function reports its effects; a path or
-  command computed at run time, code run from data, an unknown module or an effectful function passed
-  around as a value becomes a doubt. Reading is never a doubt by itself.
+  ``_CONTACTS``, ``_PATH_METHODS``, ``_OBJECT_METHODS``...): a call of a known function reports its
+  effects (``_WALKED``: on a whole directory tree); a path or command computed at run time, code run
+  from data, an unknown module, a member of a module that touches files (``_FILE_MODULES``) that no
+  table models, or an effectful function passed around as a value becomes a doubt. Reading is never
+  a doubt by itself, except of a file named at run time by a program that reads its input.
 
 Paths inside the system's temporary directory are spelt with the ``_TEMP`` prefix (a NUL, which no
 real path can contain) so that they flow through joins and f-strings and are then left unreported.
@@ -27,13 +29,14 @@ import os.path
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..model import Sense
 from ..paths import collapse, expand_home, pseudo_file
 from ..record import Record
 from ..shell.grammar import first_error_line, parse
-from .program import Contact, Effect, Execution, Program, Setting
+from .program import Contact, Effect, Execution, Mentions, Program, Setting, file_url_path
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -87,9 +90,13 @@ class PathValue(Record):
 
 class Obj(Record):
     """An object whose methods are known: ``file``, ``zip``, ``tar``, ``etree``, ``tempdir``,
-    ``environ`` (a copy of the environment), ``namespace`` (``globals()``), ``handle`` (any other)."""
+    ``config`` (a ``ConfigParser``), ``cookies`` (a cookie jar kept in a file), ``sqlite`` (a database
+    connection or cursor), ``environ`` (a copy of the environment), ``namespace`` (``globals()``),
+    ``handle`` (any other). ``path`` is the file the object was made for, as spelt (``""``: none,
+    None: computed at run time), for those whose methods default to it (a cookie jar's ``save()``)."""
 
     kind: str
+    path: str | None = ""
 
 
 class Func(Record):
@@ -200,7 +207,27 @@ _FILE_CALLS: dict[str, tuple[_Arg, ...]] = {
     **dict.fromkeys(_LOG_FILES.split(), _one(W, "filename")),
     "logging.basicConfig": ((W, None, "filename", None),),
     "urllib.request.urlretrieve": ((W, 1, "filename", None),),
+    # Functions that read the lines of a file (and hand them back, or print them in a warning).
+    **dict.fromkeys(
+        _names(
+            "linecache.getline linecache.getlines linecache.updatecache linecache.lazycache tokenize.open"
+        ),
+        _one(R, "filename"),
+    ),
+    "linecache.checkcache": _one(R, "filename"),
+    **dict.fromkeys(
+        _names("warnings.warn_explicit warnings.showwarning warnings.formatwarning"),
+        ((R, 2, "filename", None),),
+    ),
+    "traceback.FrameSummary": _one(R, "filename"),
+    "mimetypes.init": _one(R, "files"),
+    "xml.dom.pulldom.parse": _one(R, "stream_or_string"),
+    "xml.etree.ElementInclude.default_loader": _one(R, "href"),
 }
+
+# Calls that act on the whole tree under their first path, as ``rm -r``, ``mv`` and ``cp -r`` do: a
+# directory there is deleted, moved away or read with everything in it (protections look inside).
+_WALKED = _names("shutil.rmtree shutil.move shutil.copytree os.rename os.replace os.renames TarFile.add")
 
 # Calls that open a file: (path position, path keyword, mode position, mode keyword, mode when left
 # out, the kind of object returned). A mode with w, a, x or + writes; a computed mode may.
@@ -209,6 +236,7 @@ _OPENERS: dict[str, _Opener] = {
     "open": (0, "file", 1, "mode", "r", "file"),
     "io.FileIO": (0, "file", 1, "mode", "r", "file"),
     "codecs.open": (0, "filename", 1, "mode", "r", "file"),
+    "io.open_code": (0, "path", None, "", "r", "file"),
     **dict.fromkeys(
         ("gzip.open", "bz2.open", "lzma.open", "gzip.GzipFile"), (0, "filename", 1, "mode", "rb", "file")
     ),
@@ -217,7 +245,20 @@ _OPENERS: dict[str, _Opener] = {
     **dict.fromkeys(("tarfile.open", "tarfile.TarFile"), (0, "name", 1, "mode", "r", "tar")),
     "xml.etree.ElementTree.parse": (0, "source", None, "", "r", "etree"),
     "xml.etree.ElementTree.ElementTree": (1, "file", None, "", "r", "etree"),
-    "sqlite3.connect": (0, "database", None, "", "w", "handle"),  # a database file is created and written
+}
+
+# Calls that make an object whose methods are known (``_OBJECT_METHODS``), without touching a file yet.
+_MAKERS: dict[str, str] = {
+    "configparser.ConfigParser": "config",
+    "configparser.RawConfigParser": "config",
+}
+
+# Calls given a URL: the position and keyword of the URL. A ``file:`` URL reads the file it names.
+_URL_CALLS: dict[str, tuple[int, str]] = {
+    "urllib.request.urlopen": (0, "url"),
+    "urllib.request.urlretrieve": (0, "url"),
+    "urllib.request.Request": (0, "url"),
+    "xml.sax.parse": (0, "source"),
 }
 
 # Calls that run a command: (style, program position, position of the argument list or of argv[0],
@@ -239,6 +280,8 @@ _RUNNERS: dict[str, _Runner] = {
     **dict.fromkeys(("os.spawnle", "os.spawnlpe"), ("list-env", 1, 2, "file")),
     "pty.spawn": ("argv", 0, 0, "argv"),
     "asyncio.create_subprocess_exec": ("all", 0, 0, "program"),
+    "imaplib.IMAP4_stream": ("shell", 0, 0, "command"),  # talks IMAP to a command run by /bin/sh
+    "multiprocessing.util.spawnv_passfds": ("vector", 0, 1, "path"),
 }
 
 # Names (and, by prefix, everything under them) whose use cannot be followed, with why; an empty
@@ -270,7 +313,27 @@ _DANGERS: dict[str, str] = {
         ("sys.settrace", "sys.setprofile", "threading.settrace", "threading.setprofile", "sys.addaudithook"),
         "hooks into the interpreter",
     ),
-    **dict.fromkeys(("sys._getframe", "sys.remote_exec"), "reaches into the interpreter"),
+    **dict.fromkeys(
+        _names(
+            "sys._getframe sys.remote_exec inspect.currentframe inspect.stack inspect.trace "
+            "inspect.getouterframes inspect.getinnerframes"
+        ),
+        "reaches into the interpreter",
+    ),
+    **dict.fromkeys(
+        ("types.CodeType", "types.FunctionType", "types.LambdaType"), "builds a function from raw code"
+    ),
+    **dict.fromkeys(
+        ("typing.get_type_hints", "typing_extensions.get_type_hints"), "evaluates annotations, which are code"
+    ),
+    "string.Formatter": "reaches attributes named in a string",
+    **dict.fromkeys(
+        _names("unittest.main unittest.TestProgram unittest.TestLoader unittest.defaultTestLoader"),
+        "imports and runs test modules found at run time",
+    ),
+    "multiprocessing.set_executable": "chooses the program new processes run",
+    "multiprocessing.set_forkserver_preload": "imports modules named at run time",
+    "xml.etree.ElementInclude.include": "reads the files a document includes",
     "sys.modules": "reaches the loaded modules",
     **dict.fromkeys(("sys.meta_path", "sys.path_hooks"), "changes how modules are imported"),
     **dict.fromkeys(("timeit.timeit", "timeit.repeat", "timeit.Timer"), "runs code given as a string"),
@@ -321,6 +384,53 @@ _KNOWN_MODULES = _names(
     "xmlrpc zipfile zoneinfo zlib code codeop genericpath ntpath"
 )
 
+# Modules some of whose functions touch files in ways the tables above do not all model: a call of a
+# member that no table knows (a handler, an opener, a maker...) and that is not listed here as
+# harmless is a doubt, and so is handing such a member on as a value. Exceptions are harmless.
+_FILE_MODULES: dict[str, frozenset[str]] = {
+    "linecache": _names("clearcache"),
+    "tokenize": _names("tokenize generate_tokens detect_encoding untokenize TokenInfo Untokenizer"),
+    "io": _names(
+        "StringIO BytesIO TextIOWrapper BufferedReader BufferedWriter BufferedRandom BufferedRWPair IOBase "
+        "RawIOBase BufferedIOBase TextIOBase IncrementalNewlineDecoder text_encoding"
+    ),
+    "configparser": _names(
+        "Interpolation BasicInterpolation ExtendedInterpolation LegacyInterpolation SectionProxy "
+        "ConverterMapping"
+    ),
+    "http.cookiejar": _names("CookieJar DefaultCookiePolicy CookiePolicy Cookie"),
+    "sqlite3": _names(
+        "Row Binary register_adapter register_converter adapt complete_statement "
+        "enable_callback_tracebacks PrepareProtocol"
+    ),
+    "zipfile": _names("ZipInfo BadZipFile BadZipfile LargeZipFile"),
+    "tarfile": _names("TarInfo data_filter tar_filter fully_trusted_filter"),
+    "gzip": _names("compress decompress BadGzipFile"),
+    "bz2": _names("compress decompress BZ2Compressor BZ2Decompressor"),
+    "lzma": _names("compress decompress LZMACompressor LZMADecompressor is_check_supported"),
+    "shutil": _names(
+        "copyfileobj which ignore_patterns get_terminal_size get_archive_formats get_unpack_formats "
+        "register_archive_format unregister_archive_format register_unpack_format unregister_unpack_format"
+    ),
+    "mimetypes": _names("guess_type guess_all_extensions guess_extension guess_file_type add_type"),
+    "warnings": _names("warn simplefilter filterwarnings resetwarnings catch_warnings deprecated"),
+    "traceback": _names(
+        "print_exc format_exc print_exception format_exception format_exception_only print_tb format_tb "
+        "extract_tb extract_stack print_stack format_stack print_last clear_frames TracebackException"
+    ),
+    # inspect.getsource(m) reads the file m.__file__ names, which the program may set.
+    "inspect": _names(
+        "signature Signature Parameter BoundArguments isclass isfunction ismethod ismodule isbuiltin "
+        "isroutine iscoroutinefunction isgeneratorfunction isasyncgenfunction iscoroutine isgenerator "
+        "isasyncgen isawaitable isabstract isdatadescriptor ismethoddescriptor iscode isframe istraceback "
+        "getdoc cleandoc getmro getfullargspec getmodulename getfile getsourcefile"
+    ),
+    "xml.etree.ElementInclude": frozenset(),
+    "xml.dom.pulldom": _names("parseString"),
+}
+
+_FILE_PACKAGES = frozenset(module.partition(".")[0] for module in _FILE_MODULES)
+
 # Module names that other modules re-export (``shutil.os``): a reference through them is theirs.
 _REEXPORTED = _names(
     "os _os sys _sys shutil subprocess builtins io _io socket pathlib signal pty tempfile glob "
@@ -338,6 +448,13 @@ _ALIASES = {
     "io.open": "open",
     "asyncio.subprocess": "asyncio",
     "xml.etree.cElementTree": "xml.etree.ElementTree",
+    "sqlite3.dbapi2": "sqlite3",
+    "sqlite3.Connection": "sqlite3.connect",
+    **dict.fromkeys(
+        _names("tarfile.TarFile.open tarfile.TarFile.taropen tarfile.TarFile.gzopen tarfile.TarFile.bz2open")
+        | {"tarfile.TarFile.xzopen"},
+        "tarfile.open",
+    ),
     **dict.fromkeys(
         (
             "pathlib.PosixPath",
@@ -393,7 +510,11 @@ _PATH_METHODS: dict[str, tuple[tuple[Sense, int], ...]] = {
     "symlink_to": ((W, -1),),
     "hardlink_to": ((W, -1), (R, 0)),
     "copy": ((R, -1), (W, 0)),
+    "copy_into": ((R, -1),),  # and writes the directory given / its name (_Analyzer._path_method)
+    "move_into": ((D, -1),),
 }
+# Methods that act on everything under the path (a directory is moved or copied whole).
+_PATH_WALKED = _names("rename replace move move_into copy copy_into")
 _PATH_EFFECT_METHODS = frozenset(
     {name for name, specs in _PATH_METHODS.items() if any(sense is not R for sense, _ in specs)} | {"open"}
 )
@@ -416,6 +537,8 @@ _SUSPECTS: dict[str, tuple[int, int]] = {
     "replace": (1, 1),
     "move": (1, 1),
     "copy": (1, 1),
+    "copy_into": (1, 1),
+    "move_into": (1, 1),
     "symlink_to": (1, 2),
     "hardlink_to": (1, 1),
     "extractall": (0, 3),
@@ -423,10 +546,15 @@ _SUSPECTS: dict[str, tuple[int, int]] = {
 }
 # Attribute names so particular to paths and archives that merely taking them is suspect.
 _STRICT_SUSPECTS = frozenset(
-    ["write_text", "write_bytes", "unlink", "rmdir", "symlink_to", "hardlink_to", "extractall"]
+    ["write_text", "write_bytes", "unlink", "rmdir", "symlink_to", "hardlink_to", "extractall", "move_into"]
 )
+# Attributes that reach an interpreter frame, whose f_builtins and f_globals hold every function.
+_FRAME_ATTRIBUTES = _names("f_builtins f_globals f_locals f_back f_code tb_frame gi_frame cr_frame ag_frame")
 
-_ARCHIVE_METHODS: dict[str, dict[str, tuple[_Arg, ...]]] = {
+# The methods of known objects (``Obj.kind``) that touch files, as ``_FILE_CALLS`` gives them. A cookie
+# jar's ``save``, ``load`` and ``revert`` default to its own file; a database runs SQL
+# (``_Analyzer._object_method``).
+_OBJECT_METHODS: dict[str, dict[str, tuple[_Arg, ...]]] = {
     "zip": {
         "extractall": ((W, 0, "path", _CWD),),
         "extract": ((W, 1, "path", _CWD),),
@@ -437,9 +565,34 @@ _ARCHIVE_METHODS: dict[str, dict[str, tuple[_Arg, ...]]] = {
         "extract": ((W, 1, "path", _CWD),),
         "add": ((R, 0, "name", None),),
     },
-    "etree": {"write": ((W, 0, "file", None),)},
+    "etree": {"write": ((W, 0, "file", None),), "parse": ((R, 0, "source", None),)},
+    "config": {"read": ((R, 0, "filenames", None),)},
+    "cookies": {
+        "save": ((W, 0, "filename", None),),
+        "load": ((R, 0, "filename", None),),
+        "revert": ((R, 0, "filename", None),),
+    },
+    "handle": {"retrieve": ((W, 1, "filename", None),)},  # urllib's URLopener
 }
-_KIND_NAMES = {"zip": "ZipFile", "tar": "TarFile", "etree": "ElementTree"}
+_KIND_NAMES = {
+    "zip": "ZipFile",
+    "tar": "TarFile",
+    "etree": "ElementTree",
+    "config": "ConfigParser",
+    "cookies": "CookieJar",
+    "handle": "URLopener",
+}
+_COOKIE_JARS = _names(
+    "http.cookiejar.FileCookieJar http.cookiejar.MozillaCookieJar http.cookiejar.LWPCookieJar"
+)
+# Methods of a database connection or cursor that run SQL, and those that load native code.
+_SQL_METHODS = _names("execute executemany executescript")
+_SQL_DANGERS = _names("enable_load_extension load_extension")
+
+# A program that reads its input (input(), sys.stdin, fileinput, open(0)) may be told a file's name.
+_READS_INPUT = re.compile(
+    rb"\binput\s*\(|stdin|fileinput|/dev/fd/0|/dev/tty|\b(?:open|fdopen|read)\s*\(\s*0\s*[,)]"
+)
 
 _MUTATORS = _names("append extend insert remove pop clear sort reverse __setitem__ __delitem__ __iadd__")
 _PLAIN_DUNDERS = frozenset(
@@ -499,13 +652,16 @@ def _effectful_names() -> frozenset[str]:
     names |= {n for n, kind in _CONTACTS.items() if kind}
     names |= {"os.open", "os.chdir", "os.fchdir", "os.putenv", "setattr", "delattr", "getattr", "globals"}
     names |= {"locals", "vars", "shutil.make_archive", "operator.methodcaller", "operator.attrgetter"}
+    names |= {"sqlite3.connect", *_MAKERS, *_COOKIE_JARS}
     return frozenset(names)
 
 
 _EFFECTFUL = _effectful_names()
 # Modules with an effectful member: passing one around as a value hides what is called on it.
 _EFFECTFUL_MODULES = frozenset(
-    {prefix for name in _EFFECTFUL for prefix in _prefixes(name) if prefix != name} | {"builtins", "pathlib"}
+    {prefix for name in _EFFECTFUL for prefix in _prefixes(name) if prefix != name}
+    | {"builtins", "pathlib"}
+    | set(_FILE_MODULES)
 )
 
 
@@ -518,10 +674,29 @@ def _contacts(name: str) -> bool:
 
 def _effectful(name: str) -> bool:
     """Whether calling ``name`` may have an effect the analysis reports or doubts."""
-    if name in _EFFECTFUL or _by_prefix(name, _DANGERS) or _contacts(name):
+    if name in _EFFECTFUL or _by_prefix(name, _DANGERS) or _contacts(name) or _file_member(name):
         return True
     head, _, method = name.rpartition(".")
     return head == "pathlib.Path" and method in _PATH_EFFECT_METHODS
+
+
+def _file_member(name: str) -> bool:
+    """Whether ``name`` is a member of a module of ``_FILE_MODULES`` that is not listed as harmless:
+    it touches files (handing it on as a value hides which)."""
+    if name.partition(".")[0] not in _FILE_PACKAGES:
+        return False
+    module = next((prefix for prefix in _prefixes(name) if prefix in _FILE_MODULES), None)
+    if module is None or module == name:
+        return False
+    member = name[len(module) + 1 :]
+    first = member.partition(".")[0]
+    harmless = _FILE_MODULES[module]
+    return not (member in harmless or first in harmless or first.endswith(("Error", "Exception", "Warning")))
+
+
+def _unmodelled(name: str) -> bool:
+    """Whether calling ``name`` touches files in a way no table models."""
+    return name not in _MODELLED and _file_member(name)
 
 
 def _is_environ(value: Value) -> bool:
@@ -913,8 +1088,10 @@ def _line_of(doubt: str) -> int:
 # -- the analysis ---------------------------------------------------------------------------------
 
 
-class _Analyzer:
+class _Analyzer(Mentions):
     """One walk over one program; its findings accumulate in lists."""
+
+    INPUT = _READS_INPUT
 
     def __init__(self, source: bytes, setting: Setting, bindings: _Bindings) -> None:
         self.source = source
@@ -933,6 +1110,17 @@ class _Analyzer:
         self.path_changed = False
 
     # -- plumbing ---------------------------------------------------------------------------------
+
+    # Besides what Mentions looks for: sqlite3 (whose SQL can write files), a cookie jar's file changed
+    # after it was made.
+
+    @cached_property
+    def uses_sqlite(self) -> bool:
+        return b"sqlite3" in self.source
+
+    @cached_property
+    def retargets(self) -> bool:
+        return _RETARGETS.search(self.source) is not None
 
     def _text(self, node: Node | None) -> str:
         if node is None:
@@ -1541,6 +1729,9 @@ class _Analyzer:
     def _internal(self, base: Value, name: str, line: int) -> bool:
         """Doubt an attribute that reaches the interpreter's internals (``os.__dict__``,
         ``().__class__.__mro__``), through which any function can be reached unseen."""
+        if name in _FRAME_ATTRIBUTES:
+            self._doubt(line, f"reaches an interpreter frame through .{name}")
+            return True
         if not (name.startswith("__") and name.endswith("__")) or name in _PLAIN_DUNDERS:
             return False
         if isinstance(base, Ref) or name in _INTERNAL_DUNDERS:
@@ -1663,13 +1854,23 @@ class _Analyzer:
         specs = _FILE_CALLS.get(name)
         if specs is not None:
             self._file_call(name, specs, call, state)
+        url = _URL_CALLS.get(name)
+        if url is not None:
+            self._url(*call.arg(*url), call.line, name, state)
         if name in _RUNNERS:
             self._run(name, call, state)
+        if call.keywords or call.open_ended:
+            self._evaluated_annotations(name, call)
         if name in _OPENERS:
             return self._open(name, call, state)
         special = _SPECIAL.get(name)
         if special is not None:
             return special(self, call, state)
+        if name in _MAKERS:
+            return Obj(_MAKERS[name])
+        if name in _COOKIE_JARS:
+            present, file = call.arg(0, "filename")
+            return Obj("cookies", _path_text(file) if present and not _same(file, Const(None)) else "")
         head, _, method = name.rpartition(".")
         if head == "pathlib.Path" and (
             method in _PATH_METHODS or method in _PATH_TRANSFORMS or method == "open"
@@ -1677,6 +1878,8 @@ class _Analyzer:
             text = _path_text(call.arg(0, "self")[1])
             path = PathValue(_pure(text) if text is not None else None)
             return self._path_method(path, method, call._replace(args=call.args[1:]), state)
+        if _unmodelled(name):
+            self._doubt(call.line, f"{name} may touch files in a way this analysis does not follow")
         return Obj("handle") if contact else None
 
     def _call_method(self, method: _Method, call: _Call, state: _State) -> Value:
@@ -1693,16 +1896,20 @@ class _Analyzer:
         if isinstance(receiver, PathValue):
             return self._path_method(receiver, name, call, state)
         if isinstance(receiver, Obj):
-            return self._object_method(receiver.kind, name, call, state)
+            return self._object_method(receiver, name, call, state)
         if isinstance(receiver, Const):
             return _text_method(receiver.value, name, call)
         if receiver is None or isinstance(receiver, Func):
-            self._suspect(name, call)
+            self._suspect(name, call, state)
         return None
 
-    def _suspect(self, name: str, call: _Call) -> None:
+    def _suspect(self, name: str, call: _Call, state: _State) -> None:
         """A method of an unknown receiver that may be a path's (``p.unlink()``): doubt it unless its
-        arguments show it is not (``s.replace("a", "b")``, ``d.copy()``, ``dt.replace(year=1)``)."""
+        arguments show it is not (``s.replace("a", "b")``, ``d.copy()``, ``dt.replace(year=1)``). SQL
+        run on it is read as a database's would be."""
+        if name in _SQL_METHODS:
+            self._sql(name, call, state, self.uses_sqlite)
+            return
         if name in ("subprocess_exec", "subprocess_shell"):
             self._doubt(call.line, f".{name}() runs a command computed at run time")
             return
@@ -1725,28 +1932,61 @@ class _Analyzer:
             self._doubt(call.line, f"cannot tell which file .{name}() touches")
 
     def _file_call(self, evidence: str, specs: Iterable[_Arg], call: _Call, state: _State) -> None:
-        for sense, position, keyword, default in specs:
+        for index, (sense, position, keyword, default) in enumerate(specs):
             present, value = call.arg(position, keyword)
             if not present or (default is not None and isinstance(value, Const) and value.value is None):
                 if default is None:
                     continue
                 value = Const(default)
-            self._touch(value, sense, call.line, evidence, state)
+            tree = "all" if index == 0 and evidence in _WALKED else None
+            self._touch(value, sense, call.line, evidence, state, tree)
 
-    def _touch(self, value: Value, sense: Sense, line: int, evidence: str, state: _State) -> None:
-        """Report that ``value`` is accessed, or doubt it when it is not known (unless only read)."""
+    def _touch(
+        self, value: Value, sense: Sense, line: int, evidence: str, state: _State, tree: str | None = None
+    ) -> None:
+        """Report that ``value`` (a path, or a list of them) is accessed, or doubt it when it is not
+        known: unless only read, or read by a program that reads its input (which may name it)."""
+        if isinstance(value, Seq):
+            for item in value.items:
+                self._touch(item, sense, line, evidence, state, tree)
+            return
         if _not_a_path(value):
             return
         text = _path_text(value)
         if text is None:
-            if sense is not R:
-                self._doubt(line, f"cannot tell which file {evidence} {_VERBS[sense]} (computed at run time)")
+            self._unknown_file(line, evidence, sense)
             return
         path, problem = _locate(text, state.cwd)
         if problem is not None and sense is not R:
             self._doubt(line, problem)
         if path is not None:
-            self.effects.append(Effect(path, sense, line, evidence))
+            self.effects.append(Effect(path, sense, line, evidence, tree))
+
+    def _evaluated_annotations(self, name: str, call: _Call) -> None:
+        """``inspect.signature(f, eval_str=True)`` runs the annotations written as strings."""
+        how = call.keywords.get("eval_str")
+        evaluates = "eval_str" in call.keywords or (call.open_ended and name.startswith("inspect."))
+        if evaluates and not (isinstance(how, Const) and not how.value):
+            self._doubt(call.line, f"{name} evaluates annotations, which are code")
+
+    def _unknown_file(self, line: int, evidence: str, sense: Sense) -> None:
+        if sense is not R:
+            self._doubt(line, f"cannot tell which file {evidence} {_VERBS[sense]} (computed at run time)")
+        elif self.reads_input:
+            self._doubt(line, f"cannot tell which file {evidence} reads (its name may come from the input)")
+
+    def _url(self, present: bool, value: Value, line: int, evidence: str, state: _State) -> None:
+        """A URL given to ``evidence``: a ``file:`` URL reads the file it names."""
+        if not present or isinstance(value, Obj):
+            return  # a Request: its URL was judged when it was made
+        text = _string_value(value)
+        if text is None:
+            if self.file_urls:
+                self._doubt(line, f"cannot tell which file a file: URL given to {evidence} reads")
+            return
+        path = file_url_path(text)
+        if path is not None:
+            self._touch(Const(path), R, line, f"{evidence}(file: URL)", state)
 
     def _open(self, name: str, call: _Call, state: _State) -> Value:
         path_position, path_keyword, mode_position, mode_keyword, default, kind = _OPENERS[name]
@@ -1842,35 +2082,87 @@ class _Analyzer:
         specs = _PATH_METHODS.get(name)
         if specs is None:
             return _path_transform(path, name, call, self.setting.home, state.cwd)
+        tree = "all" if name in _PATH_WALKED else None
         for sense, index in specs:
             if index < 0:
-                self._touch_path(path, sense, call, name, "", state)
+                self._touch_path(path, sense, call, name, "", state, tree)
             else:
                 present, value = call.arg(index, "target")
                 if present:
                     self._touch(value, sense, call.line, f"Path.{name}", state)
+        if name in ("copy_into", "move_into"):  # target_dir / this path's name is written
+            present, directory = call.arg(0, "target_dir")
+            text, base = _path_text(directory), _string_value(_path_attribute(path, "name"))
+            if present:
+                landing = Const(_join(text, base)) if text is not None and base is not None else None
+                self._touch(landing, W, call.line, f"Path.{name}", state)
         if name in ("rename", "replace", "move"):
             text = _path_text(call.arg(0, "target")[1])
             return PathValue(_pure(text) if text is not None else None)
         return None
 
     def _touch_path(
-        self, path: PathValue, sense: Sense, call: _Call, name: str, spelling: str, state: _State
+        self,
+        path: PathValue,
+        sense: Sense,
+        call: _Call,
+        name: str,
+        spelling: str,
+        state: _State,
+        tree: str | None = None,
     ) -> None:
         if path.text is None:
             if sense is not R:
                 self._doubt(call.line, f"cannot tell which file .{name}() touches")
+            else:
+                self._unknown_file(call.line, f"Path.{name}", R)
             return
-        self._touch(path, sense, call.line, f"Path.{name}{spelling}", state)
+        self._touch(path, sense, call.line, f"Path.{name}{spelling}", state, tree)
 
-    def _object_method(self, kind: str, name: str, call: _Call, state: _State) -> Value:
+    def _object_method(self, obj: Obj, name: str, call: _Call, state: _State) -> Value:
+        kind = obj.kind
         if kind == "namespace":
             self._doubt(call.line, "reaches names through globals() or vars(), which cannot be followed")
             return None
-        specs = _ARCHIVE_METHODS.get(kind, {}).get(name)
-        if specs is not None:
-            self._file_call(f"{_KIND_NAMES[kind]}.{name}", specs, call, state)
+        if kind == "sqlite":
+            return self._sql(name, call, state, True)
+        evidence = f"{_KIND_NAMES.get(kind, kind)}.{name}"
+        if kind == "handle" and name in ("open", "retrieve"):  # an OpenerDirector or URLopener
+            self._url(*call.arg(0, "fullurl" if name == "open" else "url"), call.line, evidence, state)
+        specs = _OBJECT_METHODS.get(kind, {}).get(name)
+        if specs is None:
+            return None
+        present, file = call.arg(0, "filename")
+        if kind == "cookies" and (not present or _same(file, Const(None))):  # the jar's own file
+            if self.retargets or obj.path is None:
+                self._doubt(call.line, f"cannot tell which file {evidence} {_VERBS[specs[0][0]]}")
+            elif obj.path:
+                self._touch(Const(obj.path), specs[0][0], call.line, evidence, state)
+            return None
+        self._file_call(evidence, specs, call, state)
         return None
+
+    def _sql(self, name: str, call: _Call, state: _State, database: bool) -> Value:
+        """A method of a database connection or cursor (``database``), or a method of an unknown object
+        named like one (judged as one when it is given SQL text). ``ATTACH 'f'`` and ``VACUUM INTO
+        'f'`` write the file ``f``; SQL computed at run time may."""
+        if name in _SQL_DANGERS and database:
+            self._doubt(call.line, f".{name}() loads native code")
+            return None
+        if name not in _SQL_METHODS:
+            return Obj("sqlite") if name == "cursor" and database else None
+        present, sql = call.arg(0, "sql_script" if name == "executescript" else "sql")
+        text = _string_value(sql)
+        if text is None:
+            if present and database:
+                self._doubt(call.line, f"runs SQL computed at run time (.{name}); ATTACH can write any file")
+            return Obj("sqlite") if database else None
+        files, problem = _sql_files(text)
+        for file in files:
+            self._touch(Const(file), W, call.line, f"SQL {file!r}", state)
+        if problem is not None:
+            self._doubt(call.line, problem)
+        return Obj("sqlite") if database else None
 
     def _environ_method(self, receiver: Value, name: str, call: _Call) -> Value:
         real = isinstance(receiver, Ref)
@@ -1913,6 +2205,11 @@ class _Analyzer:
 
     def _home(self, call: _Call, state: _State) -> Value:
         return PathValue(self.setting.home)
+
+    def _from_uri(self, call: _Call, state: _State) -> Value:
+        text = _string_value(call.arg(0, "uri")[1])
+        path = file_url_path(text) if text is not None else None
+        return PathValue(_pure(path) if path is not None else None)
 
     def _getcwd(self, call: _Call, state: _State) -> Value:
         if call.name == "pathlib.Path.cwd":
@@ -2024,7 +2321,10 @@ class _Analyzer:
 
     def _dynamic_name(self, call: _Call, name: str) -> None:
         """A method named by a string: doubt the names of path methods and internals."""
-        if any(part in _SUSPECTS or part in _INTERNAL_DUNDERS or part == "open" for part in name.split(".")):
+        if any(
+            part in _SUSPECTS or part in _INTERNAL_DUNDERS or part in _FRAME_ATTRIBUTES or part == "open"
+            for part in name.split(".")
+        ):
             self._doubt(call.line, f"{call.name} reaches .{name}, which may touch files")
 
     def _method_caller(self, call: _Call, state: _State) -> Value:
@@ -2069,9 +2369,48 @@ class _Analyzer:
             self._touch(base, W, call.line, call.name, state)
         given, root = call.arg(2, "root_dir")
         self._touch(
-            root if given and not _same(root, Const(None)) else Const(_CWD), R, call.line, call.name, state
+            root if given and not _same(root, Const(None)) else Const(_CWD),
+            R,
+            call.line,
+            call.name,
+            state,
+            "all",  # everything under it goes into the archive
         )
         return None
+
+    def _sqlite_connect(self, call: _Call, state: _State) -> Value:
+        """``sqlite3.connect(database)`` reads and writes the file (created if missing). A ``file:``
+        URI names it (``mode=ro``: read only) with ``uri=True``, and without it too where SQLite is
+        built to take URIs everywhere (Debian's is): then the name may be either."""
+        present, target = call.arg(0, "database")
+        given, uri = call.arg(7, "uri")
+        text = _path_text(target)
+        if not present or text in (":memory:", ""):
+            return Obj("sqlite")
+        senses: tuple[Sense, ...] = (R, W)
+        if text is not None and text[:5].lower() == "file:":
+            location, _, query = text.partition("?")
+            if not (given and _same(uri, Const(True))):  # a plain file name, if URIs are off
+                self._touch(Const(text), W, call.line, call.name, state)
+            if re.search(r"(?:^|&)mode=memory(?:&|$)", query):
+                return Obj("sqlite")
+            senses = (R,) if re.search(r"(?:^|&)mode=ro(?:&|$)", query) else senses
+            target = Const(file_url_path(location) or location)
+        for sense in senses:
+            self._touch(target, sense, call.line, call.name, state)
+        return Obj("sqlite")
+
+    def _source_of(self, call: _Call, state: _State) -> Value:
+        """``inspect.getsource(obj)`` reads the file ``obj`` comes from: a module's or function's own,
+        unless the object is one the program made (``m.__file__ = '.env'``)."""
+        present, value = call.arg(0, "object")
+        if present and not isinstance(value, Ref | Func):
+            self._doubt(call.line, f"{call.name} reads the file an object names, which the program may set")
+        return None
+
+    def _closing(self, call: _Call, state: _State) -> Value:
+        """``contextlib.closing(x)`` enters as ``x``."""
+        return call.args[0] if len(call.args) == 1 and isinstance(call.args[0], Obj) else None
 
     def _sys_path(self, call: _Call, state: _State) -> Value:
         self.path_changed = True
@@ -2261,6 +2600,7 @@ _TEMPORARY = (
 _SPECIAL: dict[str, _Special] = {
     "pathlib.Path": _Analyzer._make_path,
     "pathlib.Path.home": _Analyzer._home,
+    "pathlib.Path.from_uri": _Analyzer._from_uri,
     "pathlib.Path.cwd": _Analyzer._getcwd,
     "os.getcwd": _Analyzer._getcwd,
     "os.getcwdb": _Analyzer._getcwd,
@@ -2293,10 +2633,61 @@ _SPECIAL: dict[str, _Special] = {
     "glob.glob": _Analyzer._glob,
     "glob.iglob": _Analyzer._glob,
     "shutil.make_archive": _Analyzer._make_archive,
+    "sqlite3.connect": _Analyzer._sqlite_connect,
+    "contextlib.closing": _Analyzer._closing,
+    **dict.fromkeys(
+        _names("inspect.getsource inspect.getsourcelines inspect.findsource inspect.getcomments"),
+        _Analyzer._source_of,
+    ),
     "sys.path.insert": _Analyzer._sys_path,
     "sys.path.append": _Analyzer._sys_path,
     "sys.path.extend": _Analyzer._sys_path,
 }
+
+
+# Every call some table models: a member of a file module that is none of these is a doubt.
+_MODELLED = frozenset(
+    {*_FILE_CALLS, *_OPENERS, *_RUNNERS, *_SPECIAL, *_MAKERS, *_COOKIE_JARS, *_URL_CALLS}
+    | {name for name, reason in _DANGERS.items() if reason}
+)
+
+# What changes the file a cookie jar was made for (``jar.filename = ...``, ``setattr``, ``__init__``).
+_RETARGETS = re.compile(rb"\.\s*filename\b|setattr|__init__|__dict__|\bvars\b")
+# SQL text: comments and literals ('text', and "text", which SQLite also takes as text), and the
+# statements that name a file to write.
+_SQL_TOKENS = re.compile(r"--[^\n]*|/\*.*?(?:\*/|$)|'(?:[^']|'')*'?|\"(?:[^\"]|\"\")*\"?", re.S)
+_SQL_FILE_STATEMENTS = re.compile(
+    r"\bATTACH\b(?:\s+DATABASE\b)?|\bVACUUM\b\s*(?:\w{1,128}|\[[^\]]{0,128}\]|`[^`]{0,128}`)?\s*\bINTO\b",
+    re.I,
+)
+
+
+def _sql_files(sql: str) -> tuple[list[str], str | None]:
+    """The files SQL text writes (``ATTACH 'f' AS x``, ``VACUUM INTO 'f'``), and a doubt when one is
+    named by an expression or a URI that cannot be followed."""
+    literals: dict[int, str] = {}
+
+    def blank(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token[0] in "'\"":
+            literals[match.start()] = token[1:-1].replace(token[0] * 2, token[0])
+        return " " * len(token)
+
+    code = _SQL_TOKENS.sub(blank, sql)
+    files: list[str] = []
+    for statement in _SQL_FILE_STATEMENTS.finditer(code):
+        at = statement.end()
+        while at < len(code) and code[at].isspace() and at not in literals:
+            at += 1
+        name = literals.get(at)
+        if name is None:
+            return files, f"SQL {statement.group(0).split()[0].upper()} names its file with an expression"
+        if name[:5].lower() == "file:":
+            path = file_url_path(name)
+            name = path.partition("?")[0] if path is not None else name
+        if name not in ("", ":memory:"):
+            files.append(name)
+    return files, None
 
 
 def analyze(source: str, setting: Setting) -> Program:

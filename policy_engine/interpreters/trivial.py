@@ -5,11 +5,18 @@ and (for Perl) its regular expressions are set aside, every word in it is one of
 nothing but compute and print (``print``, ``split``, ``uc``, ``gsub``...), and it holds none of the
 constructs that run code hidden in data (backticks, code in interpolations, ``s///e``). Anything
 else (``system``, ``open``, ``unlink``, ``File``, ``os``, a module) is in doubt, naming the word.
+
+Some harmless words hide a file access: Perl's ``<>`` and Ruby's ``gets`` and ``ARGF`` open the files
+named in ``@ARGV``/``ARGV``, which are the command's operands (judged by the shell analysis) unless the
+program changes them, so naming ``@ARGV`` (and reaching a symbol by name) is in doubt; a PHP function
+that takes a callback (``array_map``) calls the function a string names, so its callback must be
+written out or name a harmless word.
 """
 
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from ..record import Record
 from .program import Program, Setting
@@ -26,6 +33,8 @@ class Dialect(Record):
     locals: re.Pattern[str] | None = None
     definitions: re.Pattern[str] | None = None
     calls: re.Pattern[str] | None = None
+    patterns: tuple[tuple[re.Pattern[str], str], ...] = ()  # constructs in doubt, and why
+    callbacks: tuple[tuple[str, int, str], ...] = ()  # function, position and name of its callback
 
 
 def _words(text: str) -> frozenset[str]:
@@ -54,15 +63,27 @@ DIALECTS = {
             "say unless elsif foreach until my our local split join uc lc ucfirst lcfirst chomp chop chr "
             "ord reverse sort keys values each defined exists scalar int abs sqrt hex oct substr index "
             "rindex push pop shift unshift map grep last next eq ne lt gt le ge cmp xor x STDIN STDOUT "
-            "STDERR ARGV F _ q qq qw use strict warnings utf8 BEGIN END die warn exit lc uc join time "
+            "STDERR F _ q qq qw use strict warnings utf8 BEGIN END die warn exit lc uc join time "
             "localtime gmtime rand srand exp log sin cos atan2 pack unpack sprintf"
         ),
         regexes=_PERL_REGEXES,
         # "$h{EXPR}" and "$a[EXPR]" interpolate an expression, which may call anything.
         subscripts=re.compile(r"[$@][\w:]+\s*[\[{]"),
+        patterns=(
+            (
+                re.compile(r"@ARGV\b|\$#ARGV\b|\$ARGV\s*\["),
+                "`@ARGV` names the files `<>` opens, and two-argument open runs a name ending in `|`",
+            ),
+            (  # *{"ARGV"} = [...] and *$name = [...] replace @ARGV without naming it
+                re.compile(
+                    r"(?:^|[=(,;{!]|\b(?:local|our|my|return|and|or|not|if|unless|push|unshift))\s*\*\s*[{$]"
+                ),
+                "a symbol reached by name (`*{...}`, `*$name`) may be @ARGV",
+            ),
+        ),
     ),
     "ruby": Dialect(
-        forbidden=("`", "%x", "#{", "__send__", "::", "ENV"),
+        forbidden=("`", "%x", "#{", "__send__", "::", "ENV", "$*", "$<", "$-"),
         literals=re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"", re.DOTALL),
         words=_COMMON
         | _words(
@@ -71,8 +92,9 @@ DIALECTS = {
             "size each each_with_index each_line lines map select reject find reduce inject times upto "
             "downto step then case when begin rescue ensure unless elsif until def self include start_with "
             "end_with empty zip flatten compact group_by tally chars bytes ord chr abs round floor ceil "
-            "Integer Float String Array Hash ARGF STDIN STDOUT STDERR ARGV JSON Math PI sqrt"
+            "Integer Float String Array Hash ARGF STDIN STDOUT STDERR JSON Math PI sqrt"
         ),
+        patterns=((re.compile(r"(?<![\w$@:])ARGV\b"), "`ARGV` names the files `gets` and `ARGF` read"),),
         # Block parameters (|x, y|) and assignment targets (x = ...) are local variables.
         locals=re.compile(
             r"\|([\w\s,*]+)\||\bdef\s+\w+\s*\(([\w\s,]*)\)|(?<![\w=!<>.])([a-z_]\w*)\s*=(?![=~>])"
@@ -89,10 +111,12 @@ DIALECTS = {
             "PHP_EOL PHP_VERSION PHP_INT_MAX phpversion date time range array_map array_filter array_sum "
             "array_keys array_values array_reverse array_merge in_array max min abs round floor ceil intval "
             "strval floatval trim ltrim rtrim substr strpos sort rsort ksort asort number_format "
-            "JSON_PRETTY_PRINT sqrt pow"
+            "JSON_PRETTY_PRINT ARRAY_FILTER_USE_KEY ARRAY_FILTER_USE_BOTH sqrt pow"
         ),
         # A function named at run time: $f("id"), ("sys" . "tem")("id"), [$o, "m"]().
         calls=re.compile(r"\$\w+\s*\(|[)\]]\s*\("),
+        # array_map("system", $a) calls system: a callback is a closure, null, or a harmless word.
+        callbacks=(("array_map", 0, "callback"), ("array_filter", 1, "callback")),
     ),
     "lua": Dialect(
         forbidden=("[[", "[="),
@@ -143,6 +167,20 @@ def analyze(source: str, setting: Setting, language: str) -> Program:
         found = dialect.calls.search(text)
         if found is not None:
             return _doubt(text, found.start(), "calls a function named at run time")
+    for pattern, why in dialect.patterns:
+        found = pattern.search(text)
+        if found is not None:
+            return _doubt(text, found.start(), why)
+    groups: dict[int, list[int]] | None = None
+    for function, position, keyword in dialect.callbacks:
+        for call in re.finditer(rf"\b{function}\s*\(", text):
+            groups = _groups(text) if groups is None else groups
+            group = groups.get(call.end() - 1)  # None: the call does not end, its arguments are unknown
+            where = (
+                call.start() if group is None else _callback(source, text, group, position, keyword, dialect)
+            )
+            if where is not None:
+                return _doubt(text, where, f"`{function}` calls a function a string or variable may name")
     local = _names(dialect.locals, text)
     defined = _names(dialect.definitions, text)  # the program's own functions: their bodies are checked
     for match in _WORD.finditer(text):
@@ -153,6 +191,55 @@ def analyze(source: str, setting: Setting, language: str) -> Program:
             continue  # a variable, used as a value (a method call on `x` would be `x(...)`, `x "a"`)
         return _doubt(text, match.start(), f"`{word}` may run commands or touch files")
     return Program()
+
+
+# A callback written out: a closure (its body is checked as the rest), null alone (array_map zips), or a
+# first-class callable of a word (strlen(...)).
+_CLOSURE = re.compile(
+    r"\s*(?:(?:static\s+)?(?:function|fn)\b|null\s*$|[A-Za-z_]\w*\s*\(\s*\.\.\.\s*\)\s*$)", re.I
+)
+_NAMED = re.compile(r"\s*(\w+)\s*:(?!:)")
+
+
+def _groups(text: str) -> dict[int, list[int]]:
+    """For each bracket that is closed, its position, then those of the commas directly inside it,
+    then that of its closing bracket (one pass, however deep calls nest)."""
+    groups: dict[int, list[int]] = {}
+    open_groups: list[list[int]] = []
+    for at, character in enumerate(text):
+        if character in "([{":
+            open_groups.append([at])
+        elif character in ")]}" and open_groups:
+            group = open_groups.pop()
+            group.append(at)
+            groups[group[0]] = group
+        elif character == "," and open_groups:
+            open_groups[-1].append(at)
+    return groups
+
+
+def _callback(
+    source: str, text: str, group: list[int], position: int, keyword: str, dialect: Dialect
+) -> int | None:
+    """Where the callback argument of a call (its parentheses and commas: ``group``) is not written
+    out (None: it is a closure, ``null``, left out, or a literal naming a harmless function)."""
+    arguments = [(begin + 1, end) for begin, end in pairwise(group)]
+    chosen = None
+    for index, (begin, end) in enumerate(arguments):
+        named = _NAMED.match(text, begin, end)  # named arguments (PHP 8) follow the positional ones
+        if named is not None and named.group(1) == keyword:
+            chosen = (named.end(), end)
+        elif named is None and index == position:
+            chosen = (begin, end)
+    if chosen is None or not source[chosen[0] : chosen[1]].strip():
+        return None
+    begin, end = chosen
+    if _CLOSURE.match(text, begin, end):
+        return None
+    literal = dialect.literals.fullmatch(source[begin:end].strip())
+    if literal is not None and literal.group(0)[1:-1].lstrip("\\").lower() in dialect.words:
+        return None
+    return begin
 
 
 # After a name, what makes it a call rather than a value: `(`, or an argument (`system "ls"`).

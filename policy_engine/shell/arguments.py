@@ -3,7 +3,9 @@
 GNU style: ``-abc`` is three flags unless one of them takes a value (``-oFILE``, ``-o FILE``),
 ``--name=value`` or ``--name value``, a unique prefix of a long option stands for it (as getopt
 allows), ``--`` ends the options, and options may follow operands unless ``posix`` (a wrapper stops
-at its command's name).
+at its command's name). With ``single_dash`` (Go's flags), ``-name`` is one option as ``--name`` is,
+and only its exact name stands for it. An option may take plain words before its argument
+(``jq --rawfile NAME FILE``).
 """
 
 from __future__ import annotations
@@ -46,7 +48,12 @@ def _long(options: dict[str, Any], name: str) -> tuple[str, dict[str, Any] | Non
 
 
 def parse_arguments(
-    words: list[Word], options: dict[str, Any], *, posix: bool = False, old_style: bool = False
+    words: list[Word],
+    options: dict[str, Any],
+    *,
+    posix: bool = False,
+    old_style: bool = False,
+    single_dash: bool = False,
 ) -> tuple[list[Argument], list[Word]]:
     """(parsed arguments in order, the words left unread): parsing stops at the first operand when
     ``posix``, and at an option that takes the rest of the words as a command."""
@@ -69,14 +76,20 @@ def parse_arguments(
             if posix:
                 return parsed, words[index:]
             continue
-        if text.startswith("--"):
+        if text.startswith("--") or single_dash:
             name, _, attached = text.partition("=")
-            name, spec = _long(options, name)
+            if single_dash:  # -name and --name alike, never abbreviated
+                name = "-" + name.lstrip("-")
+                spec = spec_of(options[name]) if name in options else None
+            else:
+                name, spec = _long(options, name)
             if spec is not None and spec.get("takes") == "command":
                 parsed.append(Argument(name, spec, None, word))
                 return parsed, words[index:]
             value: Word | None = None
-            if "=" in text:
+            if spec is not None and spec.get("before"):  # jq --rawfile NAME FILE: NAME comes first
+                index = _before(words, index, spec["before"] - ("=" in text))
+            if "=" in text and not (spec is not None and spec.get("before")):
                 value = Word(attached, True, word.glob, word.raw)
             elif spec is not None and spec.get("takes") and not spec.get("optional") and index < len(words):
                 value = words[index]
@@ -93,6 +106,9 @@ def parse_arguments(
                 return parsed, words[index:]
             if spec.get("takes"):
                 rest = text[position + 1 :]
+                if spec.get("before"):
+                    index = _before(words, index, spec["before"] - bool(rest))
+                    rest = ""
                 if rest:
                     parsed.append(Argument(name, spec, Word(rest, True, word.glob, word.raw), word))
                 elif spec.get("optional"):
@@ -107,3 +123,8 @@ def parse_arguments(
                 break
             parsed.append(Argument(name, spec, None, word))
     return parsed, []
+
+
+def _before(words: list[Word], index: int, count: int) -> int:
+    """The index past the plain words an option takes before its argument."""
+    return min(index + max(count, 0), len(words))

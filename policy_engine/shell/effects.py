@@ -161,7 +161,7 @@ class _Collector:
         program = inline.analyze(language, text, setting, settings.max_source_bytes)
         for effect in program.effects:
             via = f"{name} line {effect.line}: {effect.evidence}"
-            self.accesses.append(Access(effect.path, effect.sense, via))
+            self.accesses.append(Access(effect.path, effect.sense, via, effect.tree))
         for contact in program.contacts:
             if cwd is None:
                 self.doubts.append("the working directory is unknown after a cd")
@@ -185,8 +185,9 @@ class _Collector:
 
 
 def _merged(entry: dict[str, Any], parsed: list[Argument]) -> dict[str, Any]:
-    """The entry with the changes of the options present (``sed -i`` makes operands writes)."""
-    for argument in parsed:
+    """The entry with the changes of the options present (``sed -i`` makes operands writes), in
+    order, those that override the others last (``git apply --apply``)."""
+    for argument in sorted(parsed, key=lambda a: bool(a.spec.get("override"))):
         change = argument.spec.get("set")
         if change:
             options = {**entry.get("options", {}), **change.get("options", {})}
@@ -197,15 +198,21 @@ def _merged(entry: dict[str, Any], parsed: list[Argument]) -> dict[str, Any]:
 def _parse(
     entry: dict[str, Any], words: list[Word], posix: bool
 ) -> tuple[dict[str, Any], list[Argument], list[Word]]:
-    parsed, rest = parse_arguments(
-        words, entry.get("options", {}), posix=posix, old_style=entry.get("oldStyle", False)
-    )
+    parsed, rest = _arguments(entry, words, posix)
     changed = _merged(entry, parsed)
     if changed is not entry:
-        parsed, rest = parse_arguments(
-            words, changed.get("options", {}), posix=posix, old_style=changed.get("oldStyle", False)
-        )
+        parsed, rest = _arguments(changed, words, posix)
     return changed, parsed, rest
+
+
+def _arguments(entry: dict[str, Any], words: list[Word], posix: bool) -> tuple[list[Argument], list[Word]]:
+    return parse_arguments(
+        words,
+        entry.get("options", {}),
+        posix=posix,
+        old_style=entry.get("oldStyle", False),
+        single_dash=entry.get("singleDash", False),
+    )
 
 
 def command_effects(name: str, entry: dict[str, Any] | None, words: list[Word], context: Context) -> Effects:
@@ -275,7 +282,9 @@ def _option_paths(
             _at_file(collect, value, spec["atFile"], directory)
         if value is None or takes in (None, "value", "command", "module"):
             continue
-        if takes in ("cwd", "into"):
+        if takes in ("variable", "assigns"):
+            _variable(collect, value, takes == "assigns")
+        elif takes in ("cwd", "into"):
             accesses, doubt = locate(value, Sense.READ, directory)
             target = accesses[0].path if accesses else None
             if doubt:
@@ -289,8 +298,28 @@ def _option_paths(
         elif takes == "source":
             collect.source(value.text if value.static else None, language or "unknown", directory)
         else:
-            collect.path(value, takes, directory)
+            collect.path(value, takes, directory, spec.get("tree"))
     return directory, into
+
+
+def _variable(collect: _Collector, word: Word, assigns: bool) -> None:
+    collect.doubts += variable_doubts(word, collect.context.knowledge, assigns)
+
+
+def variable_doubts(word: Word, knowledge: Knowledge, assigns: bool) -> list[str]:
+    """The doubts of a word that names a shell variable (``test -v NAME``; ``read NAME`` when
+    ``assigns``): bash evaluates a subscript in the name as arithmetic, running its command
+    substitutions; setting a dangerous variable changes what later commands run. ``NAME=value``
+    (declare) names NAME."""
+    if not word.static:
+        return [f"cannot tell which variable `{word.raw}` names (it is computed at run time)"]
+    name, equals, value = word.text.partition("=")
+    name = name.removesuffix("+")  # declare NAME+=value
+    if "[" in name and ("$" in name or "`" in name):
+        return [f"bash evaluates the subscript of {name} as arithmetic, running its command substitutions"]
+    if assigns and knowledge.dangerous_variable(name, value if equals else None):
+        return [f"sets {name}, which changes what later commands run"]
+    return []
 
 
 def _at_file(collect: _Collector, value: Word, sense: str, directory: str | None) -> None:
@@ -313,10 +342,11 @@ def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
     _doubt(collect, entry)
     directory, into = _option_paths(collect, parsed, cwd)
     operands = [a.word for a in parsed if a.option is None]
+    _doubt_words(collect, entry, operands, [*args, *(a.value for a in parsed if a.value is not None)])
     if entry.get("dashDash"):  # operands after -- are paths (git diff -- FILE)
         separated = [a.word for a in parsed if a.option is None and a.separated]
         for word in separated:
-            collect.path(word, entry["dashDash"], directory)
+            collect.path(word, entry["dashDash"], directory, entry.get("tree"))
         operands = [a.word for a in parsed if a.option is None and not a.separated]
     if any(a.spec.get("takes") == "command" for a in parsed):  # fd -x CMD ...: the rest is a command
         _placeholder_command(collect, rest, directory)
@@ -351,6 +381,42 @@ def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
 _OPENS_A_PIPE = re.compile(r"\s*[|<>+]|.*\|\s*$", re.DOTALL)
 
 
+def _doubt_words(collect: _Collector, entry: dict[str, Any], operands: list[Word], words: list[Word]) -> None:
+    """The entry's doubtWords: among the first operands, or among all the ``words``."""
+    computed: set[str] = set()  # a computed word is one doubt, whatever the rules
+    for rule in entry.get("doubtWords", ()):
+        first = rule.get("first")
+        for word in operands[:first] if first is not None else words:
+            if not word.static:
+                if word.raw not in computed:
+                    computed.add(word.raw)
+                    collect.doubts.append(f"`{word.raw}` is computed at run time ({rule['doubt']})")
+                break
+            if re.search(rule["match"], word.text):
+                collect.doubts.append(f"`{word.text}`: {rule['doubt']}")
+                break
+
+
+def _revision_path(text: str) -> str | None:
+    """PATH in git's REV:PATH, :PATH or :N:PATH (./PATH: from the working directory too), else None;
+    :/TEXT searches commit messages. A colon inside REV's @{...} (a date) does not count."""
+    depth = 0
+    for position, character in enumerate(text):
+        if character == "{":
+            depth += 1
+        elif character == "}":
+            depth = max(depth - 1, 0)
+        elif character == ":" and depth == 0:
+            path = text[position + 1 :]
+            if position == 0 and path[:1] == "/":
+                return None
+            if position == 0 and path[:1] in "0123" and path[1:2] == ":":
+                path = path[2:]
+            path = path.removeprefix("./")
+            return path or None
+    return None
+
+
 def _operands(
     collect: _Collector, entry: dict[str, Any], operands: list[Word], directory: str | None
 ) -> bool:
@@ -358,11 +424,21 @@ def _operands(
     kind = entry.get("operands", "unknown")
     keyed = entry.get("keyed", {})
     remote = entry.get("remote", False)
+    revisions = entry.get("revisions")
     paths = []
     for word in operands[entry.get("skip", 0) :]:
+        if kind in ("variable", "assigns"):
+            _variable(collect, word, kind == "assigns")
+            continue
         key, equals, value = word.text.partition("=")
         if equals and key in keyed:
             collect.path(Word(value, word.static, word.glob, word.raw), keyed[key], directory)
+            continue
+        if revisions and word.static and (path := _revision_path(word.text)) is not None:
+            collect.path(Word(path, True, word.glob, word.raw), revisions, directory)
+            continue
+        if revisions and not word.static and ":" in word.raw:  # "HEAD:$f"
+            collect.doubts.append(f"cannot tell which file `{word.raw}` names (it is computed at run time)")
             continue
         if remote and word.static and ":" in word.text.split("/", 1)[0]:
             continue  # host:path is on another machine
@@ -470,8 +546,10 @@ def _program(
 
 def _subcommand(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
     merged, parsed, rest = _parse(entry, args, posix=True)
+    _doubt_words(collect, entry, [], args)  # on every word: those of the subcommand too (tmux ls \;)
     directory, into = _option_paths(collect, parsed, cwd, entry.get("interpreter"))
     if any(a.spec.get("takes") == "source" for a in parsed):  # bun -e CODE ARGS: no subcommand follows
+        _handed(collect, rest, directory)
         return
     if merged is not entry:  # an option before the subcommand changed the command (git --no-pager...)
         if merged.get("doubt") and merged.get("doubt") != entry.get("doubt"):
@@ -598,10 +676,11 @@ def _interpreter(collect: _Collector, entry: dict[str, Any], args: list[Word], c
     module = next((a for a in parsed if a.spec.get("takes") == "module"), None)
     command = _module_command(collect, entry, module)
     if any(a.spec.get("takes") == "source" for a in parsed):
-        # perl -ne CODE FILE reads FILE; python -c CODE ARGS hands ARGS to a program that may open
-        # them (open(sys.argv[1])): a path among them is touched, how is not known.
-        handed = {**entry, "operands": "unknown"} if entry.get("operands", "text") == "text" else entry
-        _operands(collect, handed, rest, directory)
+        # perl -ne CODE FILE reads FILE; python -c CODE ARGS hands ARGS to the program (_handed).
+        if entry.get("operands", "text") == "text":
+            _handed(collect, rest, directory)
+        else:
+            _operands(collect, entry, rest, directory)
     elif command is not None:  # python3 -m pip: judged as pip, its doubts kept whatever the setting
         _entry(collect, command, rest, directory)
         first_doubt = len(collect.doubts)
@@ -614,13 +693,31 @@ def _interpreter(collect: _Collector, entry: dict[str, Any], args: list[Word], c
         program = rest[index] if index < len(rest) else None
         if program is not None:
             collect.source(program.text if program.static else None, language, directory)
+            _handed(collect, rest[index + 1 :], directory)
     elif rest and rest[0].text != "-":
         collect.path(rest[0], "exec", directory)
         collect.doubts.append(f"runs the script `{rest[0].raw}`, whose code is not analysed")
     elif collect.context.stdin is not None or not (parsed and all(a.option in _VERSION for a in parsed)):
         _input_program(collect, language, directory)
+        _handed(collect, rest[1:], directory)  # python3 - ARGS <<EOF: ARGS go to the program
     if collect.context.code is None:
         del collect.doubts[first_doubt:]
+
+
+def _handed(collect: _Collector, words: list[Word], directory: str | None) -> None:
+    """The words an inline program is given (``python -c CODE ARGS``): it may open any of them
+    (``open(sys.argv[1])``), a bare name such as ``.env`` or the value of ``--file=.env`` as much as
+    ``./x``, so each is touched, how is not known (a ``file:`` URL: the file it names)."""
+    from ..interpreters.program import file_url_path
+
+    for word in words:
+        if not word.static:
+            collect.path(word, "unknown", directory)
+            continue
+        for text in dict.fromkeys((word.text, word.text.partition("=")[2])):
+            text = file_url_path(text) or text if text[:5].lower() == "file:" else text
+            if text and not text.startswith("-") and "://" not in text and (directory or path_like(text)):
+                collect.path(Word(text, True, word.glob, word.raw), "unknown", directory)
 
 
 def _module_command(

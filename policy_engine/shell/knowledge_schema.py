@@ -2,21 +2,45 @@
 
 A command's **operands** are its non-option arguments; each has a sense: ``read``, ``write``,
 ``delete``, ``exec`` (runs the file), ``unknown`` (only path-like operands count, with no known
-sense) or ``text`` (not paths at all). Options are given GNU-style (``-o FILE``, ``-oFILE``,
-``--output=FILE``, ``--output FILE``) and mean what their entry says.
+sense) or ``text`` (not paths at all), or names a shell variable: ``variable`` (test -v, unset) or
+``assigns`` (a variable the command sets: read, printf -v). Options are given GNU-style (``-o FILE``,
+``-oFILE``, ``--output=FILE``, ``--output FILE``), or Go-style with ``singleDash``, and mean what
+their entry says.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Sense = Literal["read", "write", "delete", "exec", "unknown"]
-OperandKind = Literal["read", "write", "delete", "exec", "unknown", "text"]
+OperandKind = Literal["read", "write", "delete", "exec", "unknown", "text", "variable", "assigns"]
 Takes = Literal[
-    "value", "read", "write", "delete", "exec", "cwd", "into", "code", "command", "source", "module"
+    "value",
+    "read",
+    "write",
+    "delete",
+    "exec",
+    "cwd",
+    "into",
+    "code",
+    "command",
+    "source",
+    "module",
+    "variable",
+    "assigns",
 ]
+Tree = Literal["all", "visible"]
+# A shell variable's name: bash evaluates an array subscript in it as arithmetic, running its command
+# substitutions (test -v 'a[$(cmd)]' runs cmd); a command that sets a dangerous variable (read PATH)
+# changes what later commands run.
+VARIABLE_KINDS = (
+    "a variable name (variable: test -v, unset), or a name the command sets (assigns: read, printf -v, "
+    "mapfile): a subscript holding $ or a backtick, a name computed at run time, and for assigns a "
+    "dangerousVariables name, are doubts"
+)
 
 
 class _Strict(BaseModel):
@@ -31,7 +55,23 @@ class Option(_Strict):
         description="The option's argument: a plain value, a path with a sense, a directory that "
         "relative paths (cwd) or the command's effect (into) are taken from, shell code (code), "
         "a command made of the remaining words (command), a program in the interpreter's language "
-        "(source: python -c), or a module the interpreter runs (module: python -m). Absent: a flag.",
+        f"(source: python -c), a module the interpreter runs (module: python -m), or {VARIABLE_KINDS}. "
+        "Absent: a flag.",
+    )
+    before: int = Field(
+        default=0,
+        description="Plain words the option takes before its argument (jq --rawfile NAME FILE: 1, "
+        "--arg NAME VALUE: 1); an attached value (--opt=x) is the first of them.",
+    )
+    tree: Tree | None = Field(
+        default=None,
+        description="The option's path is walked whole, as an entry's tree (pytest --basetemp DIR "
+        "deletes everything under DIR).",
+    )
+    override: bool = Field(
+        default=False,
+        description="Its set applies after every other option's, wherever it stands (git apply "
+        "--apply turns applying back on, before or after --check).",
     )
     rest: bool = Field(
         default=False, description="The words after the option's argument belong to the program it names."
@@ -48,9 +88,28 @@ class Option(_Strict):
 
 
 # A single word: "flag" (no argument), or what ``Option.takes`` says the argument is.
-OptionKind = Literal[
-    "flag", "value", "read", "write", "delete", "exec", "cwd", "into", "code", "command", "source", "module"
-]
+OptionKind = Literal["flag", Takes]
+
+
+class DoubtWord(_Strict):
+    """Words that make the command unprovable when they match a pattern (tmux's `;`, jq's `$ENV`)."""
+
+    match: str = Field(description="A regular expression (Python syntax), searched in each word.")
+    doubt: str = Field(description="Why a word it matches makes the command unprovable.")
+    first: int | None = Field(
+        default=None,
+        description="Only the first N operands are searched (jq's filter: 1). Absent: every argument "
+        "word as written and every option's value (tmux ls -a\\; and --file=- alike).",
+    )
+
+    @field_validator("match")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as error:
+            raise ValueError(f"not a regular expression: {error}") from None
+        return value
 
 
 class Wrapper(_Strict):
@@ -76,7 +135,10 @@ class Entry(_Strict):
     """Knowledge about one command (or subcommand)."""
 
     description: str | None = None
-    operands: OperandKind = "unknown"
+    operands: OperandKind = Field(
+        default="unknown",
+        description=f"What the operands are: a path with a sense, text, or {VARIABLE_KINDS}.",
+    )
     skip: int = Field(default=0, description="Leading operands that are not paths (a pattern, a mode).")
     last: Sense | None = Field(
         default=None, description="Sense of the last operand when there are two or more."
@@ -137,14 +199,34 @@ class Entry(_Strict):
     )
     bare: str | None = Field(default=None, description="Why it is in doubt without operands (printenv).")
     dashDash: Sense | None = Field(
-        default=None, description="Sense of the operands after --, which are paths (git diff -- FILE)."
+        default=None,
+        description="Sense of the operands after --, which are paths (git diff -- FILE), walked "
+        "whole when the entry has a tree.",
+    )
+    revisions: Sense | None = Field(
+        default=None,
+        description="An operand REV:PATH or :PATH (:N:PATH) names a file of a git revision or of the "
+        "index: PATH (./PATH alike) is touched so, taken from the working directory (git show "
+        "HEAD:.env reads .env). :/TEXT, a commit message search, names no file.",
+    )
+    doubtWords: list[DoubtWord] = Field(
+        default_factory=list,
+        description="Words that make the command unprovable, each with why: an argument matching the "
+        "pattern, or one computed at run time (tmux runs the commands after a `;` argument; jq's "
+        "filter `$ENV` prints the environment). Checked for plain commands and, on every word, for "
+        "commands with subcommands.",
+    )
+    singleDash: bool = Field(
+        default=False,
+        description="Options are whole words after one dash, as Go's flags: -name, -name=value, "
+        "-name value (or with two dashes), never clusters of letters, never abbreviated.",
     )
     openOperands: bool = Field(
         default=False,
         description="Operands are opened by Perl's two-argument open (perl -n, -p): a leading or "
         "trailing | runs a command, a leading < or > is a mode; such an operand is a doubt.",
     )
-    tree: Literal["all", "visible"] | None = Field(
+    tree: Tree | None = Field(
         default=None,
         description="A directory operand is walked whole: everything under it is touched with the "
         "operand's sense (grep -r, rm -r, cp -r); visible: hidden entries are skipped (rg). The last "

@@ -16,6 +16,7 @@ from tree_sitter import Node
 
 from ..paths import normalize
 from ..record import Record
+from .effects import variable_doubts
 from .knowledge import Knowledge
 from .words import Variables, Word, words_of
 
@@ -275,7 +276,7 @@ class Walker:
             )
 
     def _declaration(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
-        """export / declare / local / readonly: like assignments."""
+        """export / declare / local / readonly: like assignments; the names they declare."""
         self._nested(node, state, depth)
         for child in node.named_children:
             if (
@@ -283,9 +284,40 @@ class Walker:
                 and (name := child.child_by_field_name("name")) is not None
             ):
                 self._check_assignment(self._text(name), child.child_by_field_name("value"))
+            elif child.type != "variable_assignment":
+                self._names(child, state, assigns=True)
 
     def _nested_only(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
         self._nested(node, state, depth)
+
+    def _unset(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
+        """unset NAME...: the names it unsets."""
+        self._nested(node, state, depth)
+        for child in node.named_children:
+            self._names(child, state, assigns=False)
+
+    def _test(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
+        """[ ... ] and [[ ... ]]: the names ``-v`` and ``-R`` test."""
+        self._nested(node, state, depth)
+        pending = list(node.named_children)
+        while pending:
+            current = pending.pop()
+            children = current.named_children
+            if (
+                current.type == "unary_expression"
+                and len(children) == 2
+                and self._text(children[0]) in ("-v", "-R")
+            ):
+                self._names(children[1], state, assigns=False)
+            elif current.type not in ("command_substitution", "process_substitution"):
+                pending.extend(children)
+
+    def _names(self, node: Node, state: _State, *, assigns: bool) -> None:
+        """The doubts of a word that names a variable (``effects.variable_doubts``), which it sets
+        if ``assigns`` and it has a value (``declare NAME=value``); options are not names."""
+        for word in self._words(node, state):
+            if not (word.static and word.text.startswith("-")):
+                self.doubts.extend(variable_doubts(word, self.knowledge, assigns and "=" in word.text))
 
     # -- commands -------------------------------------------------------------------------------
 
@@ -512,8 +544,8 @@ _STATEMENTS: dict[str, Callable[[Walker, Node, _State, int, Stdin | None], None]
     "variable_assignment": Walker._assignment,
     "variable_assignments": Walker._nested_only,
     "declaration_command": Walker._declaration,
-    "unset_command": Walker._nested_only,
-    "test_command": Walker._nested_only,
+    "unset_command": Walker._unset,
+    "test_command": Walker._test,
     "ERROR": Walker._block,  # unparsable text: the commands recognised inside are walked all the same
 }
 
