@@ -53,14 +53,32 @@ def normalize(path: str, cwd: str, home: str) -> str:
     """
     if path.startswith("@"):
         path = path[1:]
-    path = expand_home(path, home)
+    return collapse(absolute(expand_home(path, home), cwd))
+
+
+# The working directory of the process that opens it: the call's, not the engine's.
+PROCESS_CWD = ("/proc/self/cwd", "/proc/thread-self/cwd")
+
+
+def absolute(path: str, cwd: str) -> str:
+    """``path`` taken from ``cwd`` when it is relative, or when it goes through /proc/self/cwd."""
     if not path.startswith("/"):
-        path = cwd.rstrip("/") + "/" + path
-    return collapse(path)
+        return cwd.rstrip("/") + "/" + path
+    for head in PROCESS_CWD:
+        if path == head or path.startswith(head + "/"):
+            return cwd.rstrip("/") + path[len(head) :]
+    return path
 
 
 def collapse(path: str) -> str:
-    """An absolute path with ``.``, ``..`` and repeated slashes collapsed (lexically)."""
+    """An absolute path with ``.``, ``..`` and repeated slashes collapsed. Lexically, except that a
+    ``..`` goes up from where the symlinks before it lead, as the kernel does (``l/../x`` with
+    ``l -> /home/me/a/b`` is ``/home/me/a/x``, not ``./x``)."""
+    if "/../" in path or path.endswith("/.."):
+        parts = path.split("/")
+        last = len(parts) - 1 - parts[::-1].index("..")
+        head = resolved("/".join(parts[: last + 1]) or "/")
+        path = "/".join([head, *parts[last + 1 :]])
     normal = os.path.normpath(path)
     # POSIX keeps a leading "//" as implementation-defined; for policy purposes it is "/".
     return "/" + normal.lstrip("/")

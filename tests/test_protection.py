@@ -165,6 +165,23 @@ def test_a_symlink_into_a_protected_tree_is_protected(machine: tuple[Sandbox, En
     assert engine.evaluate(tool("Read", project, file_path="docs/settings.txt")).action is Action.DENY
 
 
+def test_dot_dot_goes_up_from_where_a_symlink_leads(machine: tuple[Sandbox, Engine, Path]) -> None:
+    """The kernel follows a symlink before `..` (a/b/l/.. with l -> ../.. is the project's parent,
+    not a/b), and /proc/self/cwd is the directory of the command, not the engine's."""
+    sandbox, engine, project = machine
+    (project / "a" / "b").mkdir(parents=True)
+    os.symlink("../..", project / "a" / "b" / "l")  # l -> the project: l/.. is the sandbox root
+    home = os.path.relpath(sandbox.home, sandbox.root)
+    assert judge(machine, f"cat a/b/l/../{home}/.ssh/id_rsa") is Action.DENY
+    assert judge(machine, f"cat /proc/self/cwd/../{home}/.ssh/id_rsa") is Action.DENY
+    assert (
+        engine.evaluate(tool("Read", project, file_path=f"a/b/l/../{home}/.ssh/id_rsa")).action is Action.DENY
+    )
+    assert judge(machine, "cat /proc/self/cwd/src/.env") is Action.DENY
+    assert judge(machine, "cat a/../docs/readme.md") is Action.ALLOW
+    assert judge(machine, "cat /proc/self/cwd/docs/readme.md") is Action.ALLOW
+
+
 def test_a_walk_reaches_locations_below_it(sandbox: Sandbox) -> None:
     config = sandbox.write(
         "policy.jsonc",

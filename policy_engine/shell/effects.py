@@ -12,7 +12,7 @@ import os.path
 import re
 
 from ..model import Access, Sense
-from ..paths import collapse, pseudo_file
+from ..paths import PROCESS_CWD, absolute, collapse, pseudo_file
 from ..policy import InterpreterSettings
 from ..record import Record
 from .arguments import Argument, parse_arguments, spec_of
@@ -88,10 +88,9 @@ def locate(word: Word, sense: Sense, directory: str | None) -> tuple[list[Access
         text = "/".join(static) or ("/" if text.startswith("/") else ".")
     if text in ("-", "") or pseudo_file(text):
         return [], None
-    if not text.startswith("/") and directory is None:
+    if directory is None and (not text.startswith("/") or text.startswith(PROCESS_CWD)):
         return [], f"cannot tell where `{word.raw}` is: the working directory is unknown after a cd"
-    base = "" if text.startswith("/") else (directory or "").rstrip("/") + "/"
-    return [Access(collapse(base + path), sense) for path in (text, *matches)], None
+    return [Access(collapse(absolute(path, directory or "/")), sense) for path in (text, *matches)], None
 
 
 MAX_GLOB_MATCHES = 1024  # beyond, a doubt: the files not looked at could be protected ones
