@@ -27,7 +27,7 @@ def file_tool_atoms(call: ToolCall, home: str, agent_tool: str | None = None) ->
     if not paths and not lists and call.tool in DEFAULTS_TO_CWD:
         paths = (call.cwd,)
     sense = SENSES.get(call.tool, Sense.UNKNOWN)
-    tree = tree_of(agent_tool or call.tool, call.tool)
+    tree = tree_of(agent_tool or call.tool, call.tool, call.input)
     accesses = [Access(normalize(p, call.cwd, home), sense, tree=tree) for p in paths]
     accesses += [Access(normalize(p, call.cwd, home), sense, tree=walk) for p, walk in lists]
     doubts = tuple(f'the input\'s "{field}" is not a path' for field in unreadable_paths(call.input))

@@ -132,7 +132,7 @@ class Search:
                             return None
                         if not hidden and item.name.startswith("."):
                             continue
-                        if names is None or fnmatch.fnmatchcase(item.name, names):
+                        if names is None or named(item.name, names):
                             for guard in [g for g in missing if _matches(g, item.path)]:
                                 found[guard] = True
                                 missing.remove(guard)
@@ -146,7 +146,7 @@ class Search:
     def holds_name(self, place: str, names: str, hidden: bool) -> bool | None:
         """Whether ``place``, or an entry under it, has a name matching ``names`` (None: too many to
         tell)."""
-        if fnmatch.fnmatchcase(os.path.basename(place), names):
+        if named(os.path.basename(place), names):
             return True
         if not os.path.isdir(place):
             return False
@@ -156,7 +156,7 @@ class Search:
             if seen > limit:
                 self.left -= seen
                 return None
-            if any(fnmatch.fnmatchcase(name, names) for name in (*directories, *files)):
+            if any(named(name, names) for name in (*directories, *files)):
                 self.left -= seen
                 return True
         self.left -= seen
@@ -233,6 +233,30 @@ def _in_work_tree(directory: str) -> bool:
         if parent == directory:
             return False
         directory = parent
+
+
+def named(name: str, names: str) -> bool:
+    """Whether ``name`` matches one of the comma-separated globs of a walk's ``all:GLOB,GLOB``."""
+    return any(fnmatch.fnmatchcase(name, glob) for glob in names.split(","))
+
+
+def names_tree(globs: list[str | None]) -> str:
+    """The walk of the files ``globs`` name (``all:*.py,*.md`` for ``src/**/*.py`` and ``*.md``):
+    ``all`` when one is computed (None) or is not a plain name glob (``**``, braces, a comma)."""
+    names = [
+        variant for glob in globs for variant in _braces(glob.rstrip("/").rsplit("/", 1)[-1] if glob else "")
+    ]
+    plain = all(name and name != "**" and not set("{},").intersection(name) for name in names)
+    return f"all:{','.join(names)}" if plain else "all"
+
+
+def _braces(glob: str) -> list[str]:
+    """``*.{ts,tsx}`` -> ``*.ts``, ``*.tsx`` (one level; a nested brace is left for the caller)."""
+    start = glob.find("{")
+    end = glob.find("}", start)
+    if start < 0 or end < 0:
+        return [glob]
+    return [glob[:start] + choice + glob[end + 1 :] for choice in glob[start + 1 : end].split(",")]
 
 
 def _hidden_below(path: str, directory: str) -> bool:

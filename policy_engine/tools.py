@@ -62,10 +62,14 @@ DEFAULTS_TO_CWD = frozenset({"grep", "find", "ls"})
 # Tools that read every file under a directory they are given (``Access.tree``). The agents' grep
 # tools are ripgrep underneath, which skips hidden files; find and ls only list names.
 TREES: dict[str, str] = {"grep": "visible"}
-# Agents' tools that walk differently from the canonical tool they are named as. Gemini CLI's
-# search_file_content runs git grep in a repository (tracked files, taken as ripgrep's visible
-# ones, as for `git grep`), else `grep -r`, which reads hidden files too (protect.py: "git").
-AGENT_TREES: dict[str, str] = {"search_file_content": "git"}
+# Agents' tools that walk differently from the canonical tool they are named as (protect.py: "git"
+# is "visible" in a git work tree, "all" elsewhere). Claude Code's Grep runs ripgrep with --hidden,
+# which respects .gitignore (a .env is usually ignored); Gemini CLI's search_file_content runs git
+# grep in a repository (tracked files), else `grep -r`. Outside a repository both read hidden files.
+AGENT_TREES: dict[str, str] = {"Grep": "git", "search_file_content": "git"}
+# Fields of the search tools that limit a walk to the files a glob names (Claude Code's Grep
+# `glob`, Gemini CLI's `include`): ripgrep reads them even when hidden or ignored.
+NAME_GLOB_FIELDS = ("glob", "include")
 
 # Input fields that name one path, in the order agents use them (pi, Claude Code, Gemini CLI, ...),
 # and fields that name several: each a path, a directory read whole, or a glob (Gemini CLI's
@@ -116,9 +120,16 @@ def _list_entry(entry: str) -> tuple[str, str | None]:
     return directory, f"all:{names}"
 
 
-def tree_of(agent_tool: str, tool: str) -> str | None:
+def tree_of(agent_tool: str, tool: str, tool_input: Any = None) -> str | None:
     """How an agent's tool (canonically ``tool``) walks a directory it is given, if it does."""
-    return AGENT_TREES.get(agent_tool, TREES.get(tool))
+    tree = AGENT_TREES.get(agent_tool, TREES.get(tool))
+    if tree is not None and isinstance(tool_input, Mapping):
+        globs = [tool_input[f] for f in NAME_GLOB_FIELDS if isinstance(tool_input.get(f), str)]
+        if globs:
+            from .protect import names_tree
+
+            return names_tree(globs)
+    return tree
 
 
 def unreadable_paths(tool_input: Any) -> tuple[str, ...]:
@@ -133,5 +144,6 @@ def unreadable_paths(tool_input: Any) -> tuple[str, ...]:
         for f in PATH_LIST_FIELDS
         if f in tool_input
         and not (isinstance(tool_input[f], list) and all(isinstance(v, str) and v for v in tool_input[f]))
+        and not (f in NAME_GLOB_FIELDS and isinstance(tool_input[f], str))
     ]
     return tuple(odd)

@@ -85,6 +85,11 @@ def judge(machine: tuple[Sandbox, Engine, Path], command: str) -> Action:
         ("grep -r KEY docs", Action.ALLOW),
         ("rg --hidden KEY src", Action.DENY),
         ("rg KEY src", Action.ALLOW),  # rg skips hidden files: .env is not read
+        ("rg -g '.env*' KEY src", Action.DENY),  # unless a glob names them
+        ("rg -g '**' KEY ~", Action.DENY),
+        ("rg -g '*.py' -g '*.{md,txt}' KEY src", Action.ALLOW),
+        ("rg --glob='*.py' --glob '.e*' KEY src", Action.DENY),
+        ("rg -g '!*.md' KEY src", Action.ALLOW),  # an exclusion only narrows
         ("tar czf /tmp/out.tgz ~/.aws", Action.DENY),
         ("cp -r ~ /tmp/copy", Action.DENY),
         ("rm -rf ~", Action.DENY),
@@ -125,7 +130,13 @@ def test_read_and_write_are_protected_apart(machine: tuple[Sandbox, Engine, Path
         ("Write", {"file_path": "/srv/shared/x", "content": ""}, Action.DENY),
         ("Read", {"file_path": "/srv/shared/x"}, Action.ALLOW),
         ("Grep", {"pattern": "KEY", "path": "~/.aws"}, Action.DENY),
-        ("Grep", {"pattern": "KEY", "path": "~"}, Action.ALLOW),  # ripgrep skips hidden .aws and .ssh
+        # Claude Code's Grep is ripgrep --hidden (respecting .gitignore): outside a git work tree
+        # it reads ~/.ssh; a `glob` limits it to the names it matches, hidden or ignored ones too.
+        ("Grep", {"pattern": "KEY", "path": "~"}, Action.DENY),
+        ("Grep", {"pattern": "KEY", "path": "src", "glob": "*.py"}, Action.ALLOW),
+        ("Grep", {"pattern": "KEY", "path": "src", "glob": ".env*"}, Action.DENY),
+        ("Grep", {"pattern": "KEY", "glob": "**/*.{py,md}"}, Action.ALLOW),
+        ("search_file_content", {"pattern": "KEY", "path": "src", "include": "*.py"}, Action.ALLOW),
         ("Grep", {"pattern": "KEY", "path": "config"}, Action.DENY),
         ("Grep", {"pattern": "KEY", "path": "docs"}, Action.ALLOW),
         ("LS", {"path": "~/.ssh"}, Action.ALLOW),
@@ -148,12 +159,17 @@ def test_file_tools_are_protected(
     assert engine.evaluate(tool(name, project, **tool_input)).action is expected
 
 
-def test_gemini_search_in_a_git_work_tree_reads_tracked_files(machine: tuple[Sandbox, Engine, Path]) -> None:
+@pytest.mark.parametrize("name", ["search_file_content", "Grep"])
+def test_a_search_tool_in_a_git_work_tree_skips_what_git_ignores(
+    machine: tuple[Sandbox, Engine, Path], name: str
+) -> None:
+    """Gemini's search is git grep in a repository (tracked files), Claude Code's is ripgrep
+    respecting .gitignore: a .env there is taken as skipped, as hidden files are for ripgrep."""
     _, engine, project = machine
-    search = tool("search_file_content", project, pattern="KEY", path="src")
-    assert engine.evaluate(search).action is Action.DENY  # grep -r reads src/.env
+    search = tool(name, project, pattern="KEY", path="src")
+    assert engine.evaluate(search).action is Action.DENY  # grep -r or rg --hidden read src/.env
     (project / ".git").mkdir()
-    assert engine.evaluate(search).action is Action.ALLOW  # git grep, like ripgrep, as git grep is judged
+    assert engine.evaluate(search).action is Action.ALLOW
 
 
 def test_a_symlink_into_a_protected_tree_is_protected(machine: tuple[Sandbox, Engine, Path]) -> None:

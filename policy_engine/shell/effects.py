@@ -14,6 +14,7 @@ import re
 from ..model import Access, Sense
 from ..paths import PROCESS_CWD, absolute, collapse, pseudo_file
 from ..policy import InterpreterSettings
+from ..protect import names_tree
 from ..record import Record
 from .arguments import Argument, parse_arguments, spec_of
 from .knowledge import Knowledge
@@ -191,6 +192,10 @@ def _merged(entry: dict[str, Any], parsed: list[Argument]) -> dict[str, Any]:
         if change:
             options = {**entry.get("options", {}), **change.get("options", {})}
             entry = {**entry, **change, "options": options}
+    globs = [a.value for a in parsed if a.spec.get("names") and a.value is not None]
+    included = [g for g in globs if not (g.static and g.text.startswith("!"))]
+    if included:  # only the files so named are read, hidden or not
+        entry = {**entry, "tree": names_tree([g.text if g.static else None for g in included])}
     return entry
 
 

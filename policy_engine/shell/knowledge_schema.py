@@ -73,6 +73,12 @@ class Option(_Strict):
         description="Its set applies after every other option's, wherever it stands (git apply "
         "--apply turns applying back on, before or after --check).",
     )
+    names: bool = Field(
+        default=False,
+        description="Its value is a glob of the file names a tree walk is limited to, hidden ones "
+        "included (rg -g '*.py' reads the .py files, and -g '.env*' the hidden .env); a glob "
+        "starting with ! only excludes.",
+    )
     rest: bool = Field(
         default=False, description="The words after the option's argument belong to the program it names."
     )
