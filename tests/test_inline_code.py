@@ -273,3 +273,36 @@ def test_a_recursive_delete_is_a_tree_in_the_explanation(sandbox: Sandbox, proje
     assert accesses == [
         {"path": f"{project}/build", "sense": "delete", "via": "Python line 1: shutil.rmtree", "tree": "all"}
     ]
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "python3 -c \"import socket as s; c = s.socket(s.AF_UNIX); c.connect('{sock}'); c.send(b'stop')\"",
+        "python3 -c \"import socket as s; c = s.socket(s.AF_UNIX); c.bind('{sock}'); c.listen(1)\"",
+        "node -e \"require('net').connect('{sock}').end('stop')\"",
+        "node -e \"require('net').createServer(c => c.end('x')).listen('{sock}')\"",
+    ],
+)
+def test_a_program_cannot_talk_to_or_replace_the_daemon(
+    sandbox: Sandbox, project: Path, program: str
+) -> None:
+    """Red-team round 3: a program that stopped the daemon and bound its socket answered every later
+    hook call itself. A unix socket's path is written by connecting or binding, and the daemon's
+    socket lies in the self-protected state directory."""
+    state = sandbox.root / "state"
+    sandbox.env["POLICY_ENGINE_STATE_DIR"] = str(state)
+    engine = sandbox.engine(REPO / "examples" / "inline-code.jsonc", cwd=project)
+    decision = engine.evaluate(bash(program.replace("{sock}", str(state / "daemon.sock")), project))
+    assert decision.action is Action.DENY, decision.reason
+    assert "daemon.sock" in decision.reason
+
+
+def test_a_network_socket_is_a_contact_not_a_file(sandbox: Sandbox, project: Path) -> None:
+    engine = sandbox.engine(REPO / "examples" / "inline-code.jsonc", cwd=project)
+    for program in (
+        "python3 -c \"import socket; c = socket.socket(); c.connect(('example.com', 80))\"",
+        "node -e \"require('http').createServer().listen(8080)\"",
+    ):
+        decision = engine.evaluate(bash(program, project))
+        assert decision.action is Action.ALLOW, decision.reason

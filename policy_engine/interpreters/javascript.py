@@ -1043,6 +1043,7 @@ class _Analysis(Mentions):
         if arguments.type == "template_string":
             return self._tagged(function, arguments, node)
         args = self._arguments(arguments)
+        self._socket_path(function, args, node)
         target = function.child_by_field_name("object")
         if target is not None and function.type in ("member_expression", "subscript_expression"):
             # A method: the receiver is kept, to judge methods of values that are not modules.
@@ -1067,6 +1068,15 @@ class _Analysis(Mentions):
         for argument in args:
             self.value(argument)
         return None
+
+    def _socket_path(self, function: Node, args: list[Node], node: Node) -> None:
+        """``x.listen('/run/app.sock')``, ``net.connect('/x.sock')``: a unix socket at that path,
+        which listening or connecting writes (the engine's daemon socket is self-protected)."""
+        name = self._text(function).rsplit(".", 1)[-1]
+        if name in _SOCKET_CALLS and args and args[0].type == "string":
+            path = self.value(args[0])
+            if isinstance(path, str) and path.startswith("/"):
+                self._touch(path, Sense.WRITE, node, f"{name} on a unix socket")
 
     def _method(self, receiver: Value, name: str, args: list[Node], node: Node) -> Value:
         """A method of a plain value: harmless, but folded where it builds a string (``join``), and a
@@ -1742,6 +1752,9 @@ _DOUBTS: dict[str, str] = {
     "SharedWorker": "runs code in a worker",
     "importScripts": "loads scripts that are not analysed",
 }
+
+# Calls given a unix socket's path as their first argument (net.connect, server.listen).
+_SOCKET_CALLS = frozenset(("listen", "connect", "createConnection"))
 
 # Calls that talk to other machines, besides every call into a network module.
 _CONTACTS = _words(

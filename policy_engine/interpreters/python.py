@@ -251,7 +251,12 @@ _OPENERS: dict[str, _Opener] = {
 _MAKERS: dict[str, str] = {
     "configparser.ConfigParser": "config",
     "configparser.RawConfigParser": "config",
+    "socket.socket": "socket",
 }
+
+# Socket methods given an address: a string address is a unix socket's path, which connecting or
+# binding writes (the engine's own daemon socket lies in its self-protected state directory).
+_SOCKET_ADDRESSES: dict[str, int] = {"connect": 0, "connect_ex": 0, "bind": 0, "sendto": 1}
 
 # Calls given a URL: the position and keyword of the URL. A ``file:`` URL reads the file it names.
 _URL_CALLS: dict[str, tuple[int, str]] = {
@@ -581,6 +586,7 @@ _KIND_NAMES = {
     "config": "ConfigParser",
     "cookies": "CookieJar",
     "handle": "URLopener",
+    "socket": "socket",
 }
 _COOKIE_JARS = _names(
     "http.cookiejar.FileCookieJar http.cookiejar.MozillaCookieJar http.cookiejar.LWPCookieJar"
@@ -2127,6 +2133,12 @@ class _Analyzer(Mentions):
         if kind == "sqlite":
             return self._sql(name, call, state, True)
         evidence = f"{_KIND_NAMES.get(kind, kind)}.{name}"
+        if kind == "socket":
+            position = _SOCKET_ADDRESSES.get(name)
+            present, address = call.arg(position, "address") if position is not None else (False, None)
+            if present and isinstance(address, Const) and isinstance(address.value, str | bytes):
+                self._touch(address, W, call.line, evidence, state)
+            return None
         if kind == "handle" and name in ("open", "retrieve"):  # an OpenerDirector or URLopener
             self._url(*call.arg(0, "fullurl" if name == "open" else "url"), call.line, evidence, state)
         specs = _OBJECT_METHODS.get(kind, {}).get(name)
