@@ -41,6 +41,9 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Engine]
 
 # (config, command, action, a phrase of the reason)
 REFUSED: list[tuple[str, str, Action, str]] = [
+    # git checkout / restore without `--`: the paths after the revision are written (round 3)
+    (D, "git checkout HEAD~1 .claude/settings.json", Action.DENY, "own configuration"),
+    (S, "git restore --source=HEAD~1 .claude", Action.DENY, "own configuration"),
     # 1.2 tmux runs every `;`-separated command of its arguments.
     (D, "tmux ls \\; run-shell 'rm -rf ~'", Action.ASK, "`;`-separated command"),
     (D, "tmux ls ';' run-shell 'rm -rf ~'", Action.ASK, "`;`-separated command"),
@@ -239,6 +242,18 @@ def test_git_grep_outside_the_index_walks_its_tree(analyzer: Analyzer) -> None:
     found = accesses(analyzer, "git grep --untracked src -e foo lib")
     assert {("/p/src", "read", "all"), ("/p/lib", "read", "all")} <= found
     assert accesses(analyzer, "git grep foo src") == {("/p", "read", None)}  # tracked files only
+
+
+def test_git_checkout_and_restore_write_the_paths_they_name(analyzer: Analyzer) -> None:
+    """Red-team round 3: `git checkout HEAD~1 .claude/settings.json` restored an old settings file,
+    while the same with `--` was refused. Without `--`, checkout's operands after the revision, and
+    restore's operands, are the files written (a directory whole)."""
+    assert ("/p/.claude/settings.json", "write", "all") in accesses(
+        analyzer, "git checkout HEAD~1 .claude/settings.json"
+    )
+    assert ("/p/.claude", "write", "all") in accesses(analyzer, "git restore --source=HEAD~1 .claude")
+    assert accesses(analyzer, "git checkout main") == {("/p", "write", None)}  # a branch, not a path
+    assert ("/p/origin/main", "write", "all") not in accesses(analyzer, "git checkout -b feature main")
 
 
 def test_git_clean_dry_run_is_read_only_in_either_order(analyzer: Analyzer) -> None:
