@@ -455,3 +455,53 @@ def test_an_invalid_file_in_a_later_layer_fails_the_whole_load(sandbox: Sandbox)
     project = sandbox.project("proj", '{ "locations": { "$cwd": "missing" } }')
     with pytest.raises(ConfigError, match='unknown policy "missing"'):
         sandbox.engine(cwd=project)
+
+
+@pytest.mark.parametrize(
+    ("separator", "name"),
+    [("\u2028", "U+2028"), ("\u2029", "U+2029")],
+)
+def test_a_line_break_a_reviewer_cannot_see_is_an_error(sandbox: Sandbox, separator: str, name: str) -> None:
+    """Red-team round 3: after `// keep strict` + U+2028, JSON5 reads the rest of the comment as a
+    key, which a reviewer sees as part of the comment. (A lone CR is read as the line break editors
+    show: then the repeated key is a duplicate.)"""
+    text = (
+        '{\n  "policies": { "p": { defaultAction: "ask", // keep strict'
+        + separator
+        + 'defaultAction: "allow"\n  } },\n  "defaultPolicy": "p",\n}\n'
+    )
+    path = sandbox.root / "policy.jsonc"
+    path.write_bytes(text.encode("utf-8"))  # exactly these characters, no newline translation
+    with pytest.raises(ConfigError) as caught:
+        sandbox.engine(path)
+    problem = only(list(caught.value.problems))
+    assert (problem.line, problem.column) == (2, 60)
+    assert name in problem.message and "line break" in problem.message
+
+
+def test_duplicate_keys_are_found_even_where_positions_are_not(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from policy_engine.config import jsonc
+
+    def gives_up(self: object) -> None:
+        raise ValueError("a construct the scanner does not follow")
+
+    monkeypatch.setattr(jsonc._Scanner, "scan", gives_up)
+    problem = only(
+        problems_of(sandbox, '{ "policies": {}, "policies": { "p": { "defaultAction": "allow" } } }')
+    )
+    assert "duplicate key" in problem.message
+    assert problem.line is None
+
+
+def test_a_lone_carriage_return_is_the_line_break_editors_show(sandbox: Sandbox) -> None:
+    text = (
+        '{\n  "policies": { "p": { defaultAction: "ask", // keep strict\rdefaultAction: "allow"\n  } },\n}\n'
+    )
+    path = sandbox.root / "policy.jsonc"
+    path.write_bytes(text.encode("utf-8"))
+    with pytest.raises(ConfigError) as caught:
+        sandbox.engine(path)
+    problem = only(list(caught.value.problems))
+    assert problem.line == 3 and "duplicate key" in problem.message

@@ -63,6 +63,24 @@ def parse(text: str, file: str) -> Document:
         text = text[1:]
     if not text.strip():
         raise ConfigError([Problem(file, 1, 1, "", "the file is empty", 'write "{}" for an empty policy')])
+    hidden = _HIDDEN_BREAK.search(text)
+    if hidden is not None:  # JSON5 ends a // comment there, where a reviewer sees none
+        line = text.count("\n", 0, hidden.start()) + 1
+        column = hidden.start() - text.rfind("\n", 0, hidden.start())
+        name = _HIDDEN_NAMES[hidden.group()]
+        raise ConfigError(
+            [
+                Problem(
+                    file,
+                    line,
+                    column,
+                    "",
+                    f"the file holds {name}, which JSON5 reads as a line break but editors and "
+                    "reviews may not show (text after it in a comment would count)",
+                    "remove it, or write it as an escape inside a string",
+                )
+            ]
+        )
     try:
         data = _plain_json(text)
         if data is _NOT_PLAIN:
@@ -78,8 +96,14 @@ def parse(text: str, file: str) -> Document:
         )
     try:
         places, duplicates = _Scanner(text).scan()
-    except (ValueError, IndexError):  # JSON5 the scanner does not follow: report without positions
-        places, duplicates = {}, []
+    except (ValueError, IndexError):  # JSON5 the scanner does not follow: positions unknown, and
+        places, duplicates = {}, []  # json5 itself looks for duplicate keys
+        try:
+            json5.loads(text, allow_duplicate_keys=False)
+        except ValueError as error:
+            raise ConfigError(
+                [Problem(file, None, None, "", f"duplicate key ({error})", "remove one of them")]
+            ) from None
     if duplicates:
         raise ConfigError(
             [
@@ -98,6 +122,11 @@ def parse(text: str, file: str) -> Document:
 
 
 _NOT_PLAIN = object()
+
+# Line breaks JSON5 knows that a reviewer may not see. (A lone carriage return is a line break for
+# the loader too: files are read with universal newlines, as editors show them.)
+_HIDDEN_BREAK = re.compile("[\u2028\u2029]")
+_HIDDEN_NAMES = {"\u2028": "U+2028 (LINE SEPARATOR)", "\u2029": "U+2029 (PARAGRAPH SEPARATOR)"}
 
 # JSON with comments and trailing commas, token by token: a string, a comment, a trailing comma (one
 # that only whitespace separates from a closing bracket), or anything else.
