@@ -48,8 +48,12 @@ def analysis_settings(policy_set: PolicySet) -> InterpreterSettings | None:
 
 
 def resolve_mode(explicit: str | None, env: Mapping[str, str], policy_set: PolicySet) -> str:
-    """The mode: given to the engine (``policy check --mode``), else ``POLICY_ENGINE_MODE``, else the
-    managed file's, else the user's (or trusted project's), else ``enforce``."""
+    """The mode: the managed file's (an administrator's choice: nothing the agent's environment
+    carries overrides it), else the one given to the engine (``policy check --mode``), else
+    ``POLICY_ENGINE_MODE``, else the user's (or trusted project's), else ``enforce``."""
+    managed = next((layer.mode for layer in policy_set.layers if layer.name == "managed"), None)
+    if managed is not None:
+        return str(managed)
     source = None
     if explicit is None:
         explicit, source = env.get("POLICY_ENGINE_MODE") or None, "POLICY_ENGINE_MODE"

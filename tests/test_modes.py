@@ -104,3 +104,12 @@ def test_policy_check_mode_flag(sandbox: Sandbox) -> None:
     assert sandbox.run("check", "--config", str(config), "--mode", "inform", "rm -rf x").returncode == 0
     bad = sandbox.run("check", "--config", str(config), "--mode", "off", "ls")
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+def test_the_managed_file_s_mode_wins_over_the_environment_and_the_argument(sandbox: Sandbox) -> None:
+    """An administrator's enforce cannot be turned off by what the agent's environment carries
+    (POLICY_ENGINE_MODE persisted through a tool's config file, say)."""
+    sandbox.write(sandbox.managed_config, '{ "mode": "enforce" }')
+    sandbox.env["POLICY_ENGINE_MODE"] = "ignore"
+    assert engine_with(sandbox, '"mode": "inform",').mode == "enforce"
+    assert engine_with(sandbox, mode="inform").mode == "enforce"
