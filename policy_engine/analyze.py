@@ -10,7 +10,17 @@ from collections.abc import Mapping
 
 from .model import Access, Atom, Sense
 from .paths import normalize
-from .tools import BASH, DEFAULTS_TO_CWD, SENSES, input_path_lists, input_paths, tree_of, unreadable_paths
+from .tools import (
+    BASH,
+    DEFAULTS_TO_CWD,
+    GLOB_TOOL,
+    SENSES,
+    glob_directory,
+    input_path_lists,
+    input_paths,
+    tree_of,
+    unreadable_paths,
+)
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
@@ -23,6 +33,14 @@ def file_tool_atoms(call: ToolCall, home: str, agent_tool: str | None = None) ->
     """One atom for a non-bash tool, with an access for every path its input names (``agent_tool``:
     the agent's own name for the tool, when it walks directories its own way)."""
     paths = input_paths(call.input)
+    pattern = call.input.get("pattern") if isinstance(call.input, Mapping) else None
+    if call.tool == GLOB_TOOL and isinstance(pattern, str) and pattern:
+        # Claude Code's Glob, Gemini CLI's glob: the pattern (taken from the path given, if any)
+        # may name a directory of its own, whose names it reveals
+        directory = glob_directory(pattern)
+        if paths and not directory.startswith(("/", "~")):
+            directory = f"{paths[0].rstrip('/')}/{directory}"
+        paths = (*paths, directory)
     lists = input_path_lists(call.input)
     if not paths and not lists and call.tool in DEFAULTS_TO_CWD:
         paths = (call.cwd,)

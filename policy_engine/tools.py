@@ -58,6 +58,7 @@ SENSES: dict[str, Sense] = {
 
 # Directory tools without a path search the working directory.
 DEFAULTS_TO_CWD = frozenset({"grep", "find", "ls"})
+GLOB_TOOL = "find"  # the agents' glob tools, whose `pattern` is a path glob
 
 # Tools that read every file under a directory they are given (``Access.tree``). The agents' grep
 # tools are ripgrep underneath, which skips hidden files; find and ls only list names.
@@ -107,6 +108,13 @@ def input_path_lists(tool_input: Any) -> tuple[tuple[str, str | None], ...]:
         if isinstance(values, list):
             entries.extend(_list_entry(v) for v in values if isinstance(v, str) and v)
     return tuple(dict.fromkeys(entries))
+
+
+def glob_directory(pattern: str) -> str:
+    """The directory a glob lists (``~/.ssh`` for ``~/.ssh/*``, ``.`` for ``**/*.py``): a glob
+    tool's ``pattern`` names what it reveals, as ``LS`` of that directory would."""
+    directory, _ = _list_entry(pattern)
+    return directory
 
 
 def _list_entry(entry: str) -> tuple[str, str | None]:

@@ -90,3 +90,18 @@ def test_the_default_names_itself_as_the_source(engine, project) -> None:
     assert decision.decisive.layer == "embedded default"
     assert "presets/default.jsonc" in decision.reason
     assert decision.sources == ("embedded default",)
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "expected"),
+    [
+        ({"pattern": "HOME/.ssh/*"}, Action.DENY),  # the names in ~/.ssh, as LS ~/.ssh
+        ({"pattern": "*", "path": "HOME/.aws"}, Action.DENY),
+        ({"pattern": "**/*.py"}, Action.ALLOW),
+    ],
+)
+def test_a_glob_pattern_reveals_its_directory(
+    engine, sandbox: Sandbox, project, tool_input, expected
+) -> None:
+    tool_input = {k: v.replace("HOME", str(sandbox.home)) for k, v in tool_input.items()}
+    assert engine.evaluate(tool("Glob", project, **tool_input)).action is expected

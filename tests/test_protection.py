@@ -141,6 +141,12 @@ def test_read_and_write_are_protected_apart(machine: tuple[Sandbox, Engine, Path
         ("Grep", {"pattern": "KEY", "path": "docs"}, Action.ALLOW),
         ("LS", {"path": "~/.ssh"}, Action.ALLOW),
         ("mcp__fs__read", {"path": "src/.env"}, Action.DENY),
+        # A glob tool's pattern reveals the names in the directory it names, as LS does: allowed
+        # where ~/.ssh/* protects the files (test_default_policy: denied where ~/.ssh/ is)
+        ("Glob", {"pattern": "~/.ssh/*"}, Action.ALLOW),
+        ("Glob", {"pattern": "**/*.py"}, Action.ALLOW),
+        ("glob", {"pattern": "docs/*.md", "path": "."}, Action.ALLOW),
+        ("Glob", {"pattern": "secrets/*"}, Action.ASK),
         # Gemini CLI's read_many_files: paths and include globs, a directory read whole
         ("read_many_files", {"include": ["src/.env"]}, Action.DENY),
         ("read_many_files", {"paths": ["src/.e*"]}, Action.DENY),
