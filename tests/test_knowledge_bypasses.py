@@ -41,6 +41,8 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Engine]
 
 # (config, command, action, a phrase of the reason)
 REFUSED: list[tuple[str, str, Action, str]] = [
+    # nc -U connects to a unix socket: the daemon's is in the self-protected state directory (round 3)
+    (D, "echo stop | nc -U ~/.local/state/policy-engine/daemon.sock", Action.DENY, "daemon.sock"),
     # git checkout / restore without `--`: the paths after the revision are written (round 3)
     (D, "git checkout HEAD~1 .claude/settings.json", Action.DENY, "own configuration"),
     (S, "git restore --source=HEAD~1 .claude", Action.DENY, "own configuration"),
