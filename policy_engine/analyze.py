@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .model import Access, Atom, Sense
-from .paths import normalize
+from .paths import normalize, opaque, spelled
 from .tools import (
     BASH,
     DEFAULTS_TO_CWD,
@@ -48,8 +48,12 @@ def file_tool_atoms(call: ToolCall, home: str, agent_tool: str | None = None) ->
     tree = tree_of(agent_tool or call.tool, call.tool, call.input)
     accesses = [Access(normalize(p, call.cwd, home), sense, tree=tree) for p in paths]
     accesses += [Access(normalize(p, call.cwd, home), sense, tree=walk) for p, walk in lists]
-    doubts = tuple(f'the input\'s "{field}" is not a path' for field in unreadable_paths(call.input))
-    return (Atom(call.tool, None, tuple(dict.fromkeys(accesses)), doubts),)
+    doubts = [f'the input\'s "{field}" is not a path' for field in unreadable_paths(call.input)]
+    for path in (*paths, *(p for p, _ in lists)):
+        reason = opaque(spelled(path, call.cwd, home), call.cwd)
+        if reason is not None:
+            doubts.append(f"cannot tell which file {path} names: {reason}")
+    return (Atom(call.tool, None, tuple(dict.fromkeys(accesses)), tuple(doubts)),)
 
 
 def atoms_of(

@@ -7,6 +7,7 @@ symlink into a protected tree nor a protected name reached through a symlink sli
 from __future__ import annotations
 
 import os.path
+import re
 import sys
 
 # macOS and Windows file systems ignore case by default (`cat ~/.SSH/id_rsa` opens ~/.ssh/id_rsa):
@@ -32,8 +33,35 @@ PSEUDO_FILES = frozenset(
 
 
 def pseudo_file(path: str) -> bool:
-    """Whether ``path`` is a device or descriptor that stands for a stream, not a file."""
+    """Whether ``path`` is a device or descriptor that stands for a stream, not a file (never a
+    path that goes up from one: /dev/fd/../cwd/.env is a file)."""
+    if "/.." in path:
+        return False
     return path in PSEUDO_FILES or path.startswith(("/dev/fd/", "/proc/self/fd/"))
+
+
+# Directories whose entries lead elsewhere (descriptors, processes): a `..` out of them, or another
+# process's cwd and root, name files the text does not show.
+_LEADING_ELSEWHERE = re.compile(r"^/(?:dev/fd|proc)(?:/|$)")
+_OTHER_PROCESS = re.compile(r"^/proc/(?!self/|thread-self/)[^/]+/(?:cwd|root|fd)(?:/|$)")
+
+
+def opaque(path: str, base: str = "") -> str | None:
+    """Why an absolute ``path`` (before ``..`` is collapsed) cannot be judged as spelled, or None:
+    a ``..`` out of /proc or /dev/fd, another process's directories, or a ``..`` after a part that
+    does not exist yet (a symlink the same command line makes would change where it leads), when
+    that part was written in the path rather than in ``base``, the directory it was taken from."""
+    if _OTHER_PROCESS.match(path):
+        return "it goes through another process's directories in /proc"
+    if "/../" not in path + "/":
+        return None
+    if _LEADING_ELSEWHERE.match(path):
+        return "it goes up out of /proc or /dev/fd"
+    head = path[: path.rindex("/..")]
+    written = len(head) > len(base.rstrip("/")) and head.startswith(base.rstrip("/"))
+    if written and not os.path.lexists(head):
+        return f"`..` follows {head}, which does not exist yet (a symlink made first would change it)"
+    return None
 
 
 def expand_home(path: str, home: str) -> str:
@@ -51,9 +79,15 @@ def normalize(path: str, cwd: str, home: str) -> str:
     A leading ``@`` is dropped (agents use it to mention files), ``~`` is expanded, a relative path
     is taken from ``cwd``, and ``.``/``..``/repeated slashes are collapsed.
     """
+    return collapse(spelled(path, cwd, home))
+
+
+def spelled(path: str, cwd: str, home: str) -> str:
+    """``path`` made absolute as an agent tool would take it (``@`` dropped, ``~`` expanded, taken
+    from ``cwd``), before ``..`` is collapsed: what :func:`opaque` looks at."""
     if path.startswith("@"):
         path = path[1:]
-    return collapse(absolute(expand_home(path, home), cwd))
+    return absolute(expand_home(path, home), cwd)
 
 
 # The working directory of the process that opens it: the call's, not the engine's.

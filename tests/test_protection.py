@@ -90,6 +90,15 @@ def judge(machine: tuple[Sandbox, Engine, Path], command: str) -> Action:
         ("rg -g '*.py' -g '*.{md,txt}' KEY src", Action.ALLOW),
         ("rg --glob='*.py' --glob '.e*' KEY src", Action.DENY),
         ("rg -g '!*.md' KEY src", Action.ALLOW),  # an exclusion only narrows
+        # Paths the text does not show (red-team round 4): out of /dev/fd or /proc, another
+        # process's directories, `..` after a link the same line makes, are doubts; what the names
+        # still show is judged too. Streams stay streams.
+        ("cat /dev/fd/../cwd/src/.env", Action.DENY),
+        ("echo x > /proc/self/fd/../cwd/.claude/settings.json", Action.DENY),
+        ("cat /dev/fd/../cwd/docs/readme.md", Action.ASK),
+        ("cat /proc/1/root/etc/hostname", Action.ASK),
+        ("mkdir -p a/b/c && ln -s a/b/c l && cat l/../../../x", Action.ASK),
+        ("cat /dev/null; echo x > /dev/null 2>/dev/fd/2", Action.ALLOW),
         ("tar czf /tmp/out.tgz ~/.aws", Action.DENY),
         ("cp -r ~ /tmp/copy", Action.DENY),
         ("rm -rf ~", Action.DENY),
@@ -141,6 +150,7 @@ def test_read_and_write_are_protected_apart(machine: tuple[Sandbox, Engine, Path
         ("Grep", {"pattern": "KEY", "path": "docs"}, Action.ALLOW),
         ("LS", {"path": "~/.ssh"}, Action.ALLOW),
         ("mcp__fs__read", {"path": "src/.env"}, Action.DENY),
+        ("Read", {"file_path": "/dev/fd/../cwd/docs/readme.md"}, Action.ASK),
         # A glob tool's pattern reveals the names in the directory it names, as LS does: allowed
         # where ~/.ssh/* protects the files (test_default_policy: denied where ~/.ssh/ is)
         ("Glob", {"pattern": "~/.ssh/*"}, Action.ALLOW),

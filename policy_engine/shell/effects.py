@@ -12,7 +12,7 @@ import os.path
 import re
 
 from ..model import Access, Sense
-from ..paths import PROCESS_CWD, absolute, collapse, pseudo_file
+from ..paths import PROCESS_CWD, absolute, collapse, opaque, pseudo_file
 from ..policy import InterpreterSettings
 from ..protect import names_tree
 from ..record import Record
@@ -69,9 +69,9 @@ def path_like(text: str) -> bool:
 
 
 def locate(word: Word, sense: Sense, directory: str | None) -> tuple[list[Access], str | None]:
-    """The accesses ``word`` names, or why it cannot be located. A glob is judged at the directory
-    its static part names and at every file it matches now (``cat .en?`` reads ``.env``);
-    ``/dev/null`` and the like are no access at all."""
+    """The accesses ``word`` names, and why it cannot be located or judged as spelled (a doubt). A
+    glob is judged at the directory its static part names and at every file it matches now
+    (``cat .en?`` reads ``.env``); ``/dev/null`` and the like are no access at all."""
     if not word.static:
         return [], f"cannot tell which file `{word.raw}` names (it is computed at run time)"
     text = word.text
@@ -91,7 +91,13 @@ def locate(word: Word, sense: Sense, directory: str | None) -> tuple[list[Access
         return [], None
     if directory is None and (not text.startswith("/") or text.startswith(PROCESS_CWD)):
         return [], f"cannot tell where `{word.raw}` is: the working directory is unknown after a cd"
-    return [Access(collapse(absolute(path, directory or "/")), sense) for path in (text, *matches)], None
+    base = directory or "/"
+    spelled = [absolute(path, base) for path in (text, *matches)]
+    # `..` after a part the path itself names (not its directory) that does not exist yet
+    reasons = [opaque(path, "" if text.startswith("/") else base) for path in spelled]
+    reason = next((r for r in reasons if r is not None), None)
+    doubt = f"cannot tell which file `{word.raw}` names: {reason}" if reason is not None else None
+    return [Access(collapse(path), sense) for path in spelled], doubt  # judged as spelled too
 
 
 MAX_GLOB_MATCHES = 1024  # beyond, a doubt: the files not looked at could be protected ones
