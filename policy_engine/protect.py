@@ -24,7 +24,7 @@ from .record import Record
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
-    from typing import Final, Literal
+    from typing import Any, Final, Literal
 
     from .policy import Protection
 
@@ -101,20 +101,26 @@ class Search:
 
     def __init__(self) -> None:
         self.left = CALL_LIMIT
-        self._found: dict[tuple[tuple[Guard, ...], str, bool, str | None], dict[Guard, bool] | None] = {}
+        self._found: dict[tuple[Any, ...], dict[Guard, bool] | None] = {}
 
     def finds(
-        self, wanted: tuple[Guard, ...], directory: str, hidden: bool, names: str | None
+        self,
+        wanted: tuple[Guard, ...],
+        directory: str,
+        hidden: bool,
+        names: str | None,
+        ignoring: bool = False,
     ) -> dict[Guard, bool] | None:
         """Which of ``wanted`` match some entry under ``directory`` (named like ``names``, if given;
-        hidden entries only if ``hidden``); None when the search ran out of entries first."""
-        key = (wanted, directory, hidden, names)
+        hidden entries only if ``hidden``; if ``ignoring``, not one git ignores); None when the
+        search ran out of entries first."""
+        key = (wanted, directory, hidden, names, ignoring)
         if key not in self._found:
-            self._found[key] = self._walk(wanted, directory, hidden, names)
+            self._found[key] = self._walk(wanted, directory, hidden, names, ignoring)
         return self._found[key]
 
     def _walk(
-        self, wanted: tuple[Guard, ...], directory: str, hidden: bool, names: str | None
+        self, wanted: tuple[Guard, ...], directory: str, hidden: bool, names: str | None, ignoring: bool
     ) -> dict[Guard, bool] | None:
         found = dict.fromkeys(wanted, False)
         missing = list(wanted)
@@ -133,7 +139,10 @@ class Search:
                         if not hidden and item.name.startswith("."):
                             continue
                         if names is None or named(item.name, names):
-                            for guard in [g for g in missing if _matches(g, item.path)]:
+                            hits = [g for g in missing if _matches(g, item.path)]
+                            if hits and ignoring and _git_ignores(item.path):
+                                continue  # ripgrep skips it, and what is under it
+                            for guard in hits:
                                 found[guard] = True
                                 missing.remove(guard)
                         if item.is_dir(follow_symlinks=False):
@@ -169,11 +178,12 @@ def protections_hit(
     """The patterns that protect ``path`` (one spelling of it) against an access of ``sense``, each
     with how: ``PATH`` itself, or ``UNDER``/``UNSEARCHED`` for a directory that ``tree`` walks
     (``all``, ``visible``, ``all:GLOB``: only the entries whose name matches GLOB, find's -name, or
-    ``git``: ``visible`` in a git work tree, where git grep reads tracked files, else ``all``)."""
+    ``git``: ``all`` but, in a git work tree, what git ignores: ripgrep ``--hidden``)."""
     if tree is not None and not os.path.isdir(path):
         tree = None  # nothing is under a file, or under a directory that is not there
-    elif tree == "git":  # git grep's files (tracked ones) in a work tree, else grep -r's (all)
-        tree = "visible" if _in_work_tree(path) else "all"
+    ignoring = False
+    if tree == "git":  # ripgrep --hidden: everything, but what git ignores in a work tree
+        tree, ignoring = "all", _in_work_tree(path)
     hidden = names = None
     if tree is not None:
         kind, _, glob = tree.partition(":")
@@ -191,7 +201,7 @@ def protections_hit(
                 wanted.append(guard)
             hows[guard] = UNSEARCHED if holds is None else UNDER if holds is True else None
     if wanted:
-        found = search.finds(tuple(wanted), path, bool(hidden), names)
+        found = search.finds(tuple(wanted), path, bool(hidden), names, ignoring)
         for guard in wanted:
             hows[guard] = UNSEARCHED if found is None else UNDER if found[guard] else None
     return [(guard.entry, how) for guard, how in hows.items() if how is not None]
@@ -224,6 +234,24 @@ def _tree_holds(
     return SEARCH
 
 
+def _git_ignores(path: str) -> bool:
+    """Whether git ignores ``path`` (its own answer, for .gitignore files at every level and the
+    global excludes; no git, or an error: not ignored)."""
+    import subprocess  # only when a search finds a protected file in a work tree
+
+    try:
+        result = subprocess.run(
+            ["git", "check-ignore", "-q", "--", path],
+            cwd=os.path.dirname(path),
+            capture_output=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return result.returncode == 0
+
+
 def _in_work_tree(directory: str) -> bool:
     """Whether ``directory`` lies in a git work tree (a ``.git`` in it or above it)."""
     while True:
@@ -246,7 +274,8 @@ def names_tree(globs: list[str | None]) -> str:
     names = [
         variant for glob in globs for variant in _braces(glob.rstrip("/").rsplit("/", 1)[-1] if glob else "")
     ]
-    plain = all(name and name != "**" and not set("{},").intersection(name) for name in names)
+    # fnmatch reads classes and escapes unlike ripgrep ([^x], \x): only plain wildcards narrow
+    plain = all(name and name != "**" and not set("{},[]\\=").intersection(name) for name in names)
     return f"all:{','.join(names)}" if plain else "all"
 
 

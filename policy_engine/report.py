@@ -117,7 +117,7 @@ def explain(decision: Decision) -> str:
                 what = f"files named {names} under it" if names else "the whole tree"
                 skipped = {
                     "visible": ", hidden files skipped",
-                    "git": ", hidden files skipped in a git work tree",
+                    "git": ", what git ignores skipped",
                 }
                 via += f"  ({what}{skipped.get(kind, '')})"
             lines.append(f"  {access.sense.value:<7} {access.path}{via}")

@@ -63,11 +63,11 @@ GLOB_TOOL = "find"  # the agents' glob tools, whose `pattern` is a path glob
 # Tools that read every file under a directory they are given (``Access.tree``). The agents' grep
 # tools are ripgrep underneath, which skips hidden files; find and ls only list names.
 TREES: dict[str, str] = {"grep": "visible"}
-# Agents' tools that walk differently from the canonical tool they are named as (protect.py: "git"
-# is "visible" in a git work tree, "all" elsewhere). Claude Code's Grep runs ripgrep with --hidden,
-# which respects .gitignore (a .env is usually ignored); Gemini CLI's search_file_content runs git
-# grep in a repository (tracked files), else `grep -r`. Outside a repository both read hidden files.
-AGENT_TREES: dict[str, str] = {"Grep": "git", "search_file_content": "git"}
+# Agents' tools that walk differently from the canonical tool they are named as. Claude Code's Grep
+# runs ripgrep with --hidden, which skips what git ignores in a work tree (protect.py: "git");
+# Gemini CLI's search_file_content runs git grep, which falls back to `grep -r` (hidden files too)
+# outside a repository or when git fails there.
+AGENT_TREES: dict[str, str] = {"Grep": "git", "search_file_content": "all"}
 # Fields of the search tools that limit a walk to the files a glob names (Claude Code's Grep
 # `glob`, Gemini CLI's `include`): ripgrep reads them even when hidden or ignored.
 NAME_GLOB_FIELDS = ("glob", "include")
@@ -133,6 +133,7 @@ def tree_of(agent_tool: str, tool: str, tool_input: Any = None) -> str | None:
     tree = AGENT_TREES.get(agent_tool, TREES.get(tool))
     if tree is not None and isinstance(tool_input, Mapping):
         globs = [tool_input[f] for f in NAME_GLOB_FIELDS if isinstance(tool_input.get(f), str)]
+        globs = [glob for glob in globs if not glob.startswith("!")]  # an exclusion only narrows
         if globs:
             from .protect import names_tree
 

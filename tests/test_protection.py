@@ -90,6 +90,13 @@ def judge(machine: tuple[Sandbox, Engine, Path], command: str) -> Action:
         ("rg -g '*.py' -g '*.{md,txt}' KEY src", Action.ALLOW),
         ("rg --glob='*.py' --glob '.e*' KEY src", Action.DENY),
         ("rg -g '!*.md' KEY src", Action.ALLOW),  # an exclusion only narrows
+        # Globs fnmatch reads unlike ripgrep, or matched without case, keep the walk whole (round 4)
+        ("rg -g '.\\env' KEY src", Action.DENY),
+        ("rg -g '.[^x]nv' KEY src", Action.DENY),
+        ("rg -g=.env KEY src", Action.DENY),
+        ("rg --iglob '*.py' -g '*.py' KEY src", Action.DENY),
+        ("rg --glob-case-insensitive -g '.ENV' KEY src", Action.DENY),
+        ("rg --type-add 'x:.env' -t x KEY src", Action.DENY),
         # Paths the text does not show (red-team round 4): out of /dev/fd or /proc, another
         # process's directories, `..` after a link the same line makes, are doubts; what the names
         # still show is judged too. Streams stay streams.
@@ -145,6 +152,7 @@ def test_read_and_write_are_protected_apart(machine: tuple[Sandbox, Engine, Path
         ("Grep", {"pattern": "KEY", "path": "src", "glob": "*.py"}, Action.ALLOW),
         ("Grep", {"pattern": "KEY", "path": "src", "glob": ".env*"}, Action.DENY),
         ("Grep", {"pattern": "KEY", "glob": "**/*.{py,md}"}, Action.ALLOW),
+        ("Grep", {"pattern": "KEY", "path": "src", "glob": "!*.py"}, Action.DENY),
         ("search_file_content", {"pattern": "KEY", "path": "src", "include": "*.py"}, Action.ALLOW),
         ("Grep", {"pattern": "KEY", "path": "config"}, Action.DENY),
         ("Grep", {"pattern": "KEY", "path": "docs"}, Action.ALLOW),
@@ -175,17 +183,24 @@ def test_file_tools_are_protected(
     assert engine.evaluate(tool(name, project, **tool_input)).action is expected
 
 
-@pytest.mark.parametrize("name", ["search_file_content", "Grep"])
-def test_a_search_tool_in_a_git_work_tree_skips_what_git_ignores(
-    machine: tuple[Sandbox, Engine, Path], name: str
-) -> None:
-    """Gemini's search is git grep in a repository (tracked files), Claude Code's is ripgrep
-    respecting .gitignore: a .env there is taken as skipped, as hidden files are for ripgrep."""
+def test_claude_s_grep_skips_what_git_ignores_and_nothing_else(machine: tuple[Sandbox, Engine, Path]) -> None:
+    """Claude Code's Grep is ripgrep --hidden: in a git work tree it skips what git ignores, and
+    only that (a fresh repository, or a .git made by the agent, ignores no .env). Gemini's search
+    falls back to grep -r where git fails: hidden files are read."""
+    import subprocess
+
     _, engine, project = machine
-    search = tool(name, project, pattern="KEY", path="src")
-    assert engine.evaluate(search).action is Action.DENY  # grep -r or rg --hidden read src/.env
-    (project / ".git").mkdir()
-    assert engine.evaluate(search).action is Action.ALLOW
+    grep = tool("Grep", project, pattern="KEY", path="src")
+    gemini = tool("search_file_content", project, pattern="KEY", path="src")
+    assert engine.evaluate(grep).action is Action.DENY  # no repository: src/.env is read
+    (project / ".git").mkdir()  # not a repository git knows
+    assert engine.evaluate(grep).action is Action.DENY
+    (project / ".git").rmdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    assert engine.evaluate(grep).action is Action.DENY  # nothing ignores .env yet
+    (project / ".gitignore").write_text(".env*\n")
+    assert engine.evaluate(grep).action is Action.ALLOW
+    assert engine.evaluate(gemini).action is Action.DENY
 
 
 def test_a_symlink_into_a_protected_tree_is_protected(machine: tuple[Sandbox, Engine, Path]) -> None:

@@ -96,8 +96,8 @@ def locate(word: Word, sense: Sense, directory: str | None) -> tuple[list[Access
     # `..` after a part the path itself names (not its directory) that does not exist yet
     reasons = [opaque(path, "" if text.startswith("/") else base) for path in spelled]
     reason = next((r for r in reasons if r is not None), None)
-    doubt = f"cannot tell which file `{word.raw}` names: {reason}" if reason is not None else None
-    return [Access(collapse(path), sense) for path in spelled], doubt  # judged as spelled too
+    unseen = f"cannot tell which file `{word.raw}` names: {reason}" if reason is not None else None
+    return [Access(collapse(path), sense) for path in spelled], unseen  # judged as spelled too
 
 
 MAX_GLOB_MATCHES = 1024  # beyond, a doubt: the files not looked at could be protected ones
@@ -198,9 +198,11 @@ def _merged(entry: dict[str, Any], parsed: list[Argument]) -> dict[str, Any]:
         if change:
             options = {**entry.get("options", {}), **change.get("options", {})}
             entry = {**entry, **change, "options": options}
-    globs = [a.value for a in parsed if a.spec.get("names") and a.value is not None]
-    included = [g for g in globs if not (g.static and g.text.startswith("!"))]
-    if included:  # only the files so named are read, hidden or not
+    named = [a for a in parsed if a.spec.get("names")]
+    included = [a.value for a in named if a.value is not None and not a.value.text.startswith("!")]
+    if any((a.spec.get("set") or {}).get("tree") == "all" for a in named):
+        entry = {**entry, "tree": "all"}  # globs matched without case (rg --iglob): no narrowing
+    elif included:  # only the files so named are read, hidden or not
         entry = {**entry, "tree": names_tree([g.text if g.static else None for g in included])}
     return entry
 

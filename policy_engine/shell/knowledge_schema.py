@@ -77,7 +77,8 @@ class Option(_Strict):
         default=False,
         description="Its value is a glob of the file names a tree walk is limited to, hidden ones "
         "included (rg -g '*.py' reads the .py files, and -g '.env*' the hidden .env); a glob "
-        "starting with ! only excludes.",
+        "starting with ! only excludes. One that also sets tree all (rg --iglob, matched without "
+        "case) keeps the walk whole.",
     )
     rest: bool = Field(
         default=False, description="The words after the option's argument belong to the program it names."
