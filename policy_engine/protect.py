@@ -110,17 +110,24 @@ class Search:
         hidden: bool,
         names: str | None,
         ignoring: bool = False,
+        following: bool = False,
     ) -> dict[Guard, bool] | None:
         """Which of ``wanted`` match some entry under ``directory`` (named like ``names``, if given;
-        hidden entries only if ``hidden``; if ``ignoring``, not one git ignores); None when the
-        search ran out of entries first."""
-        key = (wanted, directory, hidden, names, ignoring)
+        hidden entries only if ``hidden``; if ``ignoring``, not one git ignores; if ``following``,
+        or what a symbolic link inside leads to); None when the search ran out of entries first."""
+        key = (wanted, directory, hidden, names, ignoring, following)
         if key not in self._found:
-            self._found[key] = self._walk(wanted, directory, hidden, names, ignoring)
+            self._found[key] = self._walk(wanted, directory, hidden, names, ignoring, following)
         return self._found[key]
 
     def _walk(
-        self, wanted: tuple[Guard, ...], directory: str, hidden: bool, names: str | None, ignoring: bool
+        self,
+        wanted: tuple[Guard, ...],
+        directory: str,
+        hidden: bool,
+        names: str | None,
+        ignoring: bool,
+        following: bool,
     ) -> dict[Guard, bool] | None:
         found = dict.fromkeys(wanted, False)
         missing = list(wanted)
@@ -138,6 +145,10 @@ class Search:
                             return None
                         if not hidden and item.name.startswith("."):
                             continue
+                        if following and item.is_symlink():
+                            for guard in [g for g in missing if _leads_to(g, item.path)]:
+                                found[guard] = True
+                                missing.remove(guard)
                         if names is None or named(item.name, names):
                             hits = [g for g in missing if _matches(g, item.path)]
                             if hits and ignoring and _git_ignores(item.path):
@@ -177,13 +188,16 @@ def protections_hit(
 ) -> list[tuple[Protection, str]]:
     """The patterns that protect ``path`` (one spelling of it) against an access of ``sense``, each
     with how: ``PATH`` itself, or ``UNDER``/``UNSEARCHED`` for a directory that ``tree`` walks
-    (``all``, ``visible``, ``all:GLOB``: only the entries whose name matches GLOB, find's -name, or
-    ``git``: ``all`` but, in a git work tree, what git ignores: ripgrep ``--hidden``)."""
+    (``all``, ``visible``, ``all:GLOB``: only the entries whose name matches GLOB, find's -name,
+    ``git``: ``all`` but, in a git work tree, what git ignores: ripgrep ``--hidden``, or ``follow``:
+    ``all`` and where the symbolic links inside lead: ``grep -R``)."""
     if tree is not None and not os.path.isdir(path):
         tree = None  # nothing is under a file, or under a directory that is not there
-    ignoring = False
+    ignoring = following = False
     if tree == "git":  # ripgrep --hidden: everything, but what git ignores in a work tree
         tree, ignoring = "all", _in_work_tree(path)
+    elif tree == "follow":  # everything, through the symbolic links inside too (grep -R, rg -L)
+        tree, following = "all", True
     hidden = names = None
     if tree is not None:
         kind, _, glob = tree.partition(":")
@@ -197,11 +211,11 @@ def protections_hit(
             hows[guard] = PATH
         elif hidden is not None:
             holds = _tree_holds(guard, path, hidden, sense in _SEARCHED, names, search)
-            if holds == SEARCH:
+            if holds == SEARCH or (following and holds is False):  # a link inside may lead to it
                 wanted.append(guard)
             hows[guard] = UNSEARCHED if holds is None else UNDER if holds is True else None
     if wanted:
-        found = search.finds(tuple(wanted), path, bool(hidden), names, ignoring)
+        found = search.finds(tuple(wanted), path, bool(hidden), names, ignoring, following)
         for guard in wanted:
             hows[guard] = UNSEARCHED if found is None else UNDER if found[guard] else None
     return [(guard.entry, how) for guard, how in hows.items() if how is not None]
@@ -232,6 +246,16 @@ def _tree_holds(
     if not hidden and entry.pattern.rsplit("/", 1)[-1].startswith("."):
         return False  # only hidden names match, and the walk skips them
     return SEARCH
+
+
+def _leads_to(guard: Guard, link: str) -> bool:
+    """Whether the symbolic link at ``link`` leads to a path ``guard`` protects, or to a directory
+    that holds its protected place (a link to ``~`` reaches ``~/.ssh``)."""
+    real = os.path.realpath(link)
+    if _matches(guard, real):
+        return True
+    anchored = guard.entry.anchor != "anywhere" and guard.place not in ("", "/")
+    return anchored and inside(guard.place, real) and os.path.lexists(guard.place)
 
 
 def _git_ignores(path: str) -> bool:

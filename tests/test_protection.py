@@ -229,6 +229,26 @@ def test_dot_dot_goes_up_from_where_a_symlink_leads(machine: tuple[Sandbox, Engi
     assert judge(machine, "cat /proc/self/cwd/docs/readme.md") is Action.ALLOW
 
 
+def test_a_walk_that_follows_links_reaches_where_they_lead(machine: tuple[Sandbox, Engine, Path]) -> None:
+    """grep -R, rg -L and cp -rL follow the symbolic links inside the tree (red-team round 4): a
+    link to ~/.ssh (or to ~) in the project makes them read the key; grep -r and rg do not."""
+    sandbox, _, project = machine
+    (project / "docs" / "k").symlink_to(sandbox.home / ".ssh")
+    for command in (
+        "grep -R KEY docs",
+        "rg -L KEY docs",
+        "cp -rL docs /tmp/copy",
+        "grep --dereference-recursive KEY docs",
+    ):
+        assert judge(machine, command) is Action.DENY, command
+    assert judge(machine, "grep -r KEY docs") is Action.ALLOW
+    (project / "docs" / "k").unlink()
+    (project / "docs" / "h").symlink_to(sandbox.home)
+    assert judge(machine, "grep -R KEY docs") is Action.DENY  # ~ holds ~/.ssh
+    (project / "docs" / "h").unlink()
+    assert judge(machine, "grep -R KEY docs") is Action.ALLOW
+
+
 def test_a_walk_reaches_locations_below_it(sandbox: Sandbox) -> None:
     config = sandbox.write(
         "policy.jsonc",

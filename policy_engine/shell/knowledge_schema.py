@@ -32,7 +32,7 @@ Takes = Literal[
     "variable",
     "assigns",
 ]
-Tree = Literal["all", "visible"]
+Tree = Literal["all", "visible", "follow"]
 # A shell variable's name: bash evaluates an array subscript in it as arithmetic, running its command
 # substitutions (test -v 'a[$(cmd)]' runs cmd); a command that sets a dangerous variable (read PATH)
 # changes what later commands run.
@@ -236,8 +236,9 @@ class Entry(_Strict):
     tree: Tree | None = Field(
         default=None,
         description="A directory operand is walked whole: everything under it is touched with the "
-        "operand's sense (grep -r, rm -r, cp -r); visible: hidden entries are skipped (rg). The last "
-        "operand, when it has a sense of its own (cp's destination), is not walked.",
+        "operand's sense (grep -r, rm -r, cp -r); visible: hidden entries are skipped (rg); follow: "
+        "and where the symbolic links inside lead (grep -R, rg -L, cp -rL). The last operand, when it "
+        "has a sense of its own (cp's destination), is not walked.",
     )
     linkTargets: bool = Field(
         default=False, description="Operands but the last are link targets, relative to the link (ln -s)."
