@@ -99,15 +99,32 @@ def input_path_lists(tool_input: Any) -> tuple[tuple[str, str | None], ...]:
     """The entries of a tool's path-list fields, each as (the path to judge, how it is walked): a
     plain entry is itself, or the whole tree if it is a directory (``all``); a glob is the tree of
     its literal leading directory, limited to the names its last part matches (``all:*.ts`` for
-    ``src/**/*.ts``)."""
+    ``src/**/*.ts``). Gemini CLI matches them without case, so the names are matched so too (and
+    ``.ENV`` also names ``.env``)."""
     if not isinstance(tool_input, Mapping):
         return ()
     entries: list[tuple[str, str | None]] = []
     for field in PATH_LIST_FIELDS:
         values = tool_input.get(field)
-        if isinstance(values, list):
-            entries.extend(_list_entry(v) for v in values if isinstance(v, str) and v)
+        if not isinstance(values, list):
+            continue
+        for value in (v for v in values if isinstance(v, str) and v):
+            directory, walk = _list_entry(value)
+            if walk is not None and walk != "all":  # a glob: its names, in any case
+                walk = f"all:{_caseless(walk.partition(':')[2])}"
+            entries.append((directory, walk))
+            parent, _, last = value.rstrip("/").rpartition("/")
+            if walk == "all" and last.lower() != last.upper():  # a path: its name in any case too
+                entries.append((parent or ("/" if value.startswith("/") else "."), f"all:{_caseless(last)}"))
     return tuple(dict.fromkeys(entries))
+
+
+def _caseless(glob: str) -> str:
+    """``glob`` matching its letters in either case (``.env`` -> ``.[eE][nN][vV]``); a glob with
+    classes of its own becomes ``*``, which matches whatever they would."""
+    if "[" in glob or "]" in glob:
+        return "*"
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.lower() != c.upper() else c for c in glob)
 
 
 def glob_directory(pattern: str) -> str:

@@ -171,6 +171,10 @@ def test_read_and_write_are_protected_apart(machine: tuple[Sandbox, Engine, Path
         ("read_many_files", {"paths": ["src"]}, Action.DENY),
         ("read_many_files", {"include": ["**/*.py", "docs/*.md"]}, Action.ALLOW),
         ("read_many_files", {"include": ["~/.ss?/*"]}, Action.DENY),
+        # ... matched without case, as Gemini's glob does (red-team round 4)
+        ("read_many_files", {"include": ["src/.ENV"]}, Action.DENY),
+        ("read_many_files", {"include": ["**/.Env*"]}, Action.DENY),
+        ("read_many_files", {"include": ["**/*.PY"]}, Action.ALLOW),
         # Gemini CLI's search_file_content is `grep -r` outside a git work tree: hidden files too
         ("search_file_content", {"pattern": "KEY", "path": "~"}, Action.DENY),
         ("search_file_content", {"pattern": "KEY", "path": "docs"}, Action.ALLOW),
