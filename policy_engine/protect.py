@@ -129,41 +129,40 @@ class Search:
         ignoring: bool,
         following: bool,
     ) -> dict[Guard, bool] | None:
-        found = dict.fromkeys(wanted, False)
         missing = list(wanted)
         limit = min(WALK_LIMIT, self.left)
         seen = 0
         pending = [directory]
-        while pending and missing:
-            current = pending.pop()
-            try:
-                with os.scandir(current) as listing:
-                    for item in listing:
-                        seen += 1
-                        if seen > limit:
-                            self.left -= seen
-                            return None
-                        if not hidden and item.name.startswith("."):
-                            continue
-                        if following and item.is_symlink():
-                            for guard in [g for g in missing if _leads_to(g, item.path)]:
-                                found[guard] = True
-                                missing.remove(guard)
-                        if names is None or named(item.name, names):
-                            hits = [g for g in missing if _matches(g, item.path)]
-                            if hits and ignoring and _git_ignores(item.path):
-                                continue  # ripgrep skips it, and what is under it
-                            for guard in hits:
-                                found[guard] = True
-                                missing.remove(guard)
-                        if item.is_dir(follow_symlinks=False):
-                            pending.append(item.path)
-            except OSError:
-                continue  # unreadable: the command cannot read it either
-        self.left -= seen
-        return found
+        try:
+            while pending and missing:
+                current = pending.pop()
+                try:
+                    with os.scandir(current) as listing:
+                        for item in listing:
+                            seen += 1
+                            if seen > limit:
+                                return None
+                            if not hidden and item.name.startswith("."):
+                                continue
+                            hits = []
+                            if following and item.is_symlink():
+                                hits = [g for g in missing if _leads_to(g, item.path)]
+                            descend = item.is_dir(follow_symlinks=False)
+                            if names is None or named(item.name, names):
+                                matched = [g for g in missing if _matches(g, item.path)]
+                                if matched and ignoring and _git_ignores(item.path):
+                                    matched, descend = [], False  # ripgrep skips it and its contents
+                                hits += matched
+                            missing = [g for g in missing if g not in hits]
+                            if descend:
+                                pending.append(item.path)
+                except OSError:
+                    continue  # unreadable: the command cannot read it either
+        finally:
+            self.left -= seen
+        return {guard: guard not in missing for guard in wanted}
 
-    def holds_name(self, place: str, names: str, hidden: bool) -> bool | None:
+    def holds_name(self, place: str, names: str) -> bool | None:
         """Whether ``place``, or an entry under it, has a name matching ``names`` (None: too many to
         tell)."""
         if named(os.path.basename(place), names):
@@ -171,16 +170,16 @@ class Search:
         if not os.path.isdir(place):
             return False
         limit, seen = min(WALK_LIMIT, self.left), 0
-        for _, directories, files in os.walk(place):
-            seen += len(directories) + len(files)
-            if seen > limit:
-                self.left -= seen
-                return None
-            if any(named(name, names) for name in (*directories, *files)):
-                self.left -= seen
-                return True
-        self.left -= seen
-        return False
+        try:
+            for _, directories, files in os.walk(place):
+                seen += len(directories) + len(files)
+                if seen > limit:
+                    return None
+                if any(named(name, names) for name in (*directories, *files)):
+                    return True
+            return False
+        finally:
+            self.left -= seen
 
 
 def protections_hit(
@@ -233,14 +232,10 @@ def _tree_holds(
     entry, place = guard.entry, guard.place
     if entry.anchor == "anywhere" and entry.fixed:  # a name that may sit in any directory (.claude)
         found = _place(directory, entry.fixed)
-        return os.path.lexists(found) and (names is None or search.holds_name(found, names, hidden))
+        return os.path.lexists(found) and (names is None or search.holds_name(found, names))
     if fold(place) != fold(directory) and inside(place, directory):  # the place lies inside the tree
         reachable = hidden or not _hidden_below(place, directory)
-        return (
-            reachable
-            and os.path.lexists(place)
-            and (names is None or search.holds_name(place, names, hidden))
-        )
+        return reachable and os.path.lexists(place) and (names is None or search.holds_name(place, names))
     if not searched or entry.exact or not inside(directory, place):
         return False  # the tree is beside the protected place, or the pattern names one path only
     if not hidden and entry.pattern.rsplit("/", 1)[-1].startswith("."):
