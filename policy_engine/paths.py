@@ -132,6 +132,16 @@ def spellings(path: str) -> tuple[str, ...]:
     return (path,) if real == path else (path, real)
 
 
+def glob_root(pattern: str, wildcards: frozenset[str]) -> str | None:
+    """The directory the literal leading parts of ``pattern`` name (``src`` for ``src/**/*.ts``;
+    ``.`` or ``/`` when its first part holds a wildcard), or None when it holds none."""
+    parts = pattern.split("/")
+    first = next((i for i, part in enumerate(parts) if wildcards.intersection(part)), None)
+    if first is None:
+        return None
+    return "/".join(parts[:first]) or ("/" if pattern.startswith("/") else ".")
+
+
 def fold(path: str) -> str:
     """``path`` as compared with others: lowercased where the file system ignores case."""
     return path.lower() if CASE_INSENSITIVE else path

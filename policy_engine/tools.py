@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .model import Sense
+from .paths import glob_root
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
@@ -130,17 +131,14 @@ def _caseless(glob: str) -> str:
 def glob_directory(pattern: str) -> str:
     """The directory a glob lists (``~/.ssh`` for ``~/.ssh/*``, ``.`` for ``**/*.py``): a glob
     tool's ``pattern`` names what it reveals, as ``LS`` of that directory would."""
-    directory, _ = _list_entry(pattern)
-    return directory
+    return glob_root(pattern, GLOB_CHARACTERS) or pattern
 
 
 def _list_entry(entry: str) -> tuple[str, str | None]:
-    parts = entry.split("/")
-    first = next((i for i, part in enumerate(parts) if GLOB_CHARACTERS.intersection(part)), None)
-    if first is None:
+    directory = glob_root(entry, GLOB_CHARACTERS)
+    if directory is None:
         return entry, "all"
-    directory = "/".join(parts[:first]) or ("/" if entry.startswith("/") else ".")
-    last = parts[-1]
+    last = entry.rsplit("/", 1)[-1]
     names = last if last and last != "**" and "{" not in last else "*"  # fnmatch knows no {a,b}
     return directory, f"all:{names}"
 

@@ -12,7 +12,7 @@ import os.path
 import re
 
 from ..model import Access, Sense
-from ..paths import PROCESS_CWD, absolute, collapse, opaque, pseudo_file
+from ..paths import PROCESS_CWD, absolute, collapse, glob_root, opaque, pseudo_file
 from ..policy import InterpreterSettings
 from ..protect import names_tree
 from ..record import Record
@@ -77,16 +77,11 @@ def locate(word: Word, sense: Sense, directory: str | None) -> tuple[list[Access
     text = word.text
     matches: list[str] = []
     if word.glob:
-        static = []
-        for part in text.split("/"):
-            if any(c in GLOB_CHARACTERS for c in part):
-                break
-            static.append(part)
         matches = _expand_glob(text, directory)
         if len(matches) > MAX_GLOB_MATCHES:  # the ones not looked at could be anything
             doubt = f"`{word.raw}` matches more than {MAX_GLOB_MATCHES} files; they cannot all be checked"
             return [], doubt
-        text = "/".join(static) or ("/" if text.startswith("/") else ".")
+        text = glob_root(text, GLOB_CHARACTERS) or text
     if text in ("-", "") or pseudo_file(text):
         return [], None
     if directory is None and (not text.startswith("/") or text.startswith(PROCESS_CWD)):
