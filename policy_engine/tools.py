@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from .model import Sense
 from .paths import glob_root
+from .protect import names_tree
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
@@ -110,12 +111,14 @@ def input_path_lists(tool_input: Any) -> tuple[tuple[str, str | None], ...]:
         if not isinstance(values, list):
             continue
         for value in (v for v in values if isinstance(v, str) and v):
-            directory, walk = _list_entry(value)
-            if walk is not None and walk != "all":  # a glob: its names, in any case
-                walk = f"all:{_caseless(walk.partition(':')[2])}"
-            entries.append((directory, walk))
+            root = glob_root(value, GLOB_CHARACTERS)
             parent, _, last = value.rstrip("/").rpartition("/")
-            if walk == "all" and last.lower() != last.upper():  # a path: its name in any case too
+            if root is not None:  # a glob: the files its last part names, in any case
+                walk = names_tree([last]) if "{" not in last else "all"  # fnmatch knows no {a,b}
+                entries.append((root, walk if walk == "all" else f"all:{_caseless(walk[4:])}"))
+                continue
+            entries.append((value, "all"))  # a path: itself, a directory whole, and its name in any case
+            if last.lower() != last.upper():
                 entries.append((parent or ("/" if value.startswith("/") else "."), f"all:{_caseless(last)}"))
     return tuple(dict.fromkeys(entries))
 
@@ -134,15 +137,6 @@ def glob_directory(pattern: str) -> str:
     return glob_root(pattern, GLOB_CHARACTERS) or pattern
 
 
-def _list_entry(entry: str) -> tuple[str, str | None]:
-    directory = glob_root(entry, GLOB_CHARACTERS)
-    if directory is None:
-        return entry, "all"
-    last = entry.rsplit("/", 1)[-1]
-    names = last if last and last != "**" and "{" not in last else "*"  # fnmatch knows no {a,b}
-    return directory, f"all:{names}"
-
-
 def tree_of(agent_tool: str, tool: str, tool_input: Any = None) -> str | None:
     """How an agent's tool (canonically ``tool``) walks a directory it is given, if it does."""
     tree = AGENT_TREES.get(agent_tool, TREES.get(tool))
@@ -150,8 +144,6 @@ def tree_of(agent_tool: str, tool: str, tool_input: Any = None) -> str | None:
         globs = [tool_input[f] for f in NAME_GLOB_FIELDS if isinstance(tool_input.get(f), str)]
         globs = [glob for glob in globs if not glob.startswith("!")]  # an exclusion only narrows
         if globs:
-            from .protect import names_tree
-
             return names_tree(globs)
     return tree
 
