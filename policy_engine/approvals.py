@@ -1,65 +1,101 @@
 """Persisted approvals: ``policy approve``, ``policy approvals`` and ``policy revoke``.
 
-An approval is written into the user's policy file (or the trusted project file) as one
-``approvalRules`` entry, keeping the file's comments and formatting (``config/edit.py``). It is
-narrow by construction: one exact command (or a pattern the user typed), one policy, and for file
-tools one path (or a glob the user typed). The engine applies it per atom (``decide.py``).
+An approval goes to the approvals store (``config/approvals.py``), never into a policy file unless
+the user names one (``--file``, or with ``--config`` the last file given): approving `npm test`
+allows exactly `npm test`, and every policy file keeps meaning what it says. It is narrow by
+construction: one exact command (or a pattern the user typed), one policy, for file tools one path
+(or a glob the user typed), and with ``--project`` one project's directory. The engine applies it
+per atom (``decide.py``).
+
+Before an approval is kept, it is shown to work: one that a protection, a managed deny, an untrusted
+project file or what the analysis cannot prove keeps from taking effect is refused with that reason,
+and one that overrides a deny rule of the policy needs ``force``. Approvals that earlier releases
+wrote into the user's policy file keep working, and move to the store on the next approval.
 """
 
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from .config.discover import PROJECT, USER, find_project, user_candidates
+from .config import approvals as store
+from .config.discover import PROJECT, find_project, user_candidates
 from .config.edit import add_approval, remove_approval
 from .config.jsonc import parse
 from .config.trust import digest, read_store, recorded_digest, trust
 from .errors import ApprovalError
 from .fileio import atomic_write
+from .model import Action
 from .record import Record
+from .rules import literal_prefix, specificity
 from .tools import BASH
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Iterator, Mapping
 
     from .engine import Engine
-    from .model import ToolCall
+    from .model import Decision, ToolCall, Verdict
+
+STORE = "store"
 
 
 class Listed(Record):
-    """One approval of a file, as ``policy approvals`` shows it."""
+    """One approval, as ``policy approvals`` shows it: where it is (the store or a policy file),
+    its position there, its line, and the entry as written."""
 
     file: str
     position: int
     line: int
     rule: dict[str, Any]
+    stored: bool = False
 
 
-def approval_file(scope: str, cwd: str, env: Mapping[str, str]) -> str:
-    """The file approvals of ``scope`` (``user`` or ``project``) go to.
-
-    The user file is the one discovery finds (ours, else pi-control's), else ours is created. A
-    project approval needs the project file to be trusted: an untrusted one can only tighten, so
-    an approval in it would loosen nothing.
-    """
-    if scope == USER:
-        candidates = user_candidates(env)
-        return next((c.path for c in candidates if os.path.isfile(c.path)), candidates[0].path)
-    source, _ = find_project(cwd, env)
-    if source is None:
-        raise ApprovalError(f"no project policy file (.policy-engine/policy.jsonc) from {cwd} upwards")
-    if not _trusted(source.path, env):
-        raise ApprovalError(
-            f"{source.path} is not trusted, so its approvals could not loosen anything: review it and "
-            "run `policy trust`, or approve for yourself with --user"
-        )
-    return source.path
+# ---------------------------------------------------------------------------------------------
+# where approvals are
 
 
-def _trusted(path: str, env: Mapping[str, str]) -> bool:
-    recorded = recorded_digest(read_store(env), path)
-    return recorded is not None and recorded == digest(_read(path))
+def stored(env: Mapping[str, str]) -> list[Listed]:
+    """The approvals of the store, with the line of each."""
+    path = store.store_path(env)
+    text = _read(path)
+    if not text.strip():
+        return []
+    document = parse(text, path)
+    entries = document.data.get("approvals") if isinstance(document.data, dict) else None
+    if not isinstance(entries, list):
+        raise ApprovalError(f'{path} is not an approvals store (no "approvals" list)')
+    return [
+        Listed(path, index, document.places[("approvals", index)].key_line, entry, True)
+        for index, entry in enumerate(entries)
+    ]
+
+
+def listed_in(file: str, text: str | None = None) -> list[Listed]:
+    """The approvals written in the policy file ``file``, with the line of each."""
+    text = _read(file) if text is None else text
+    if not text.strip():
+        return []
+    document = parse(text, file)
+    rules = document.data.get("approvalRules") if isinstance(document.data, dict) else None
+    if not isinstance(rules, list):
+        return []
+    return [
+        Listed(file, index, document.places[("approvalRules", index)].key_line, rule)
+        for index, rule in enumerate(rules)
+    ]
+
+
+def every_approval(cwd: str, env: Mapping[str, str]) -> list[Listed]:
+    """Every approval that applies in ``cwd``'s discovery: the store's, then those in the user file
+    and the project file (written there by hand, or by earlier releases)."""
+    found = stored(env)
+    user = next((c.path for c in user_candidates(env) if os.path.isfile(c.path)), None)
+    project, _ = find_project(cwd, env)
+    for file in (user, project.path if project else None):
+        if file is not None:
+            found += listed_in(file)
+    return found
 
 
 def _read(path: str) -> str:
@@ -68,6 +104,10 @@ def _read(path: str) -> str:
             return handle.read()
     except FileNotFoundError:
         return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# the entry
 
 
 def approval_for(
@@ -121,6 +161,83 @@ def _only_policy(engine: Engine, verdicts: Any) -> str:
     raise ApprovalError(f"several policies judge this call ({', '.join(policies)}): choose one with --policy")
 
 
+# ---------------------------------------------------------------------------------------------
+# whether it can work
+
+
+def overridden_denies(decision: Decision, rule: Mapping[str, Any]) -> list[Verdict]:
+    """The deny rules of the approval's policy that it would override: those no more specific than
+    it (a more specific one wins over it, decide.py)."""
+    own = _specificity(rule)
+    return [
+        verdict
+        for verdict in decision.verdicts
+        if verdict.kind == "rule"
+        and verdict.rule is not None
+        and verdict.action is Action.DENY
+        and verdict.policy == rule.get("policy")
+        and verdict.layer not in ("managed", "project (untrusted)")
+        and specificity(verdict.rule) <= own
+    ]
+
+
+def _specificity(rule: Mapping[str, Any]) -> tuple[int, int]:
+    """What ``rules.specificity`` says of the approval ``rule`` once compiled."""
+    if rule.get("command") is not None:
+        return 1, len(rule["command"])
+    if rule.get("pattern") is not None:
+        return 1, len(literal_prefix(rule["pattern"]))
+    return 0, len(literal_prefix(rule.get("tool", "")))
+
+
+def why_not(decision: Decision) -> str:
+    """Why an approval did not make the call run: the decision's reason, and what would help."""
+    decisive = decision.decisive
+    hint = ""
+    if decisive is not None:
+        if decisive.kind == "protection":
+            hint = "a protected path stays protected whatever is approved"
+        elif decisive.layer == "managed":
+            hint = "the managed policy (your administrator's) decides this"
+        elif decisive.layer == "project (untrusted)":
+            hint = (
+                "the untrusted project file restricts it: review it and run `policy trust` if it may loosen"
+            )
+        elif decisive.kind == "doubt":
+            hint = "an approval lifts what the analysis cannot prove only with --allow-unanalyzed"
+        elif decisive.kind == "rule" and decisive.action is Action.DENY:
+            hint = "a more specific deny rule wins over the approval"
+    return decision.reason + (f" ({hint})" if hint else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# changing the store or a file
+
+
+def add_to_store(env: Mapping[str, str], rule: Mapping[str, Any]) -> bool:
+    """Append ``rule`` to the store; False when the same approval is there already."""
+    entries = store.read_entries(env)
+    if any(_same(entry, rule) for entry in entries):
+        return False
+    store.write_entries(env, [*entries, store.stamped(rule)])
+    return True
+
+
+def _same(entry: Mapping[str, Any], rule: Mapping[str, Any]) -> bool:
+    return {k: v for k, v in entry.items() if k != "approvedAt"} == {
+        k: v for k, v in rule.items() if k != "approvedAt"
+    }
+
+
+def remove_from_store(env: Mapping[str, str], index: int) -> dict[str, Any]:
+    entries = store.read_entries(env)
+    if not 0 <= index < len(entries):
+        raise ApprovalError(f"the store has {len(entries)} approvals; there is no number {index + 1}")
+    removed = entries.pop(index)
+    store.write_entries(env, entries)
+    return removed
+
+
 def add(file: str, rule: dict[str, Any], env: Mapping[str, str]) -> bool:
     """Append ``rule`` to ``file``'s approvalRules; False when an identical approval is there already."""
     text = _read(file)
@@ -131,7 +248,7 @@ def add(file: str, rule: dict[str, Any], env: Mapping[str, str]) -> bool:
 
 
 def remove(file: str, index: int, env: Mapping[str, str]) -> dict[str, Any]:
-    """Remove the approval at ``index`` (as ``policy approvals`` numbers them) and return it."""
+    """Remove the approval at ``index`` of ``file`` and return it."""
     text = _read(file)
     listed = listed_in(file, text)
     if not 0 <= index < len(listed):
@@ -148,25 +265,87 @@ def _write(file: str, old: str, new: str, env: Mapping[str, str]) -> None:
         trust(env, file, new)
 
 
-def listed_in(file: str, text: str | None = None) -> list[Listed]:
-    """The approvals written in ``file``, with the line of each."""
-    text = _read(file) if text is None else text
-    if not text.strip():
-        return []
-    document = parse(text, file)
-    rules = document.data.get("approvalRules") if isinstance(document.data, dict) else None
-    if not isinstance(rules, list):
-        return []
-    return [
-        Listed(file, index, document.places[("approvalRules", index)].key_line, rule)
-        for index, rule in enumerate(rules)
-    ]
+def _trusted(path: str, env: Mapping[str, str]) -> bool:
+    recorded = recorded_digest(read_store(env), path)
+    return recorded is not None and recorded == digest(_read(path))
 
 
-def scope_files(cwd: str, env: Mapping[str, str]) -> list[tuple[str, str]]:
-    """(scope, file) of every file approvals may be in: the user file and the project file."""
-    found = [(USER, approval_file(USER, cwd, env))]
-    source, _ = find_project(cwd, env)
-    if source is not None:
-        found.append((PROJECT, source.path))
-    return [(scope, file) for scope, file in found if os.path.isfile(file)]
+@contextmanager
+def kept_unless_refused(paths: list[str], env: Mapping[str, str]) -> Iterator[None]:
+    """Restore ``paths`` as they were (and their trust) if the block raises: an approval that is
+    refused after it was written leaves nothing behind."""
+    before = {path: (_read(path) if os.path.exists(path) else None) for path in paths}
+    trusted = {path for path, text in before.items() if text is not None and _trusted(path, env)}
+    try:
+        yield
+    except BaseException:
+        for path, text in before.items():
+            if text is None:
+                if os.path.exists(path):
+                    os.unlink(path)
+            else:
+                atomic_write(path, text)
+                if path in trusted:
+                    trust(env, path, text)
+        raise
+
+
+def migrate(env: Mapping[str, str]) -> tuple[str, int] | None:
+    """Move the approvals earlier releases wrote into the user's own policy file to the store:
+    (the file, how many), or None when it holds none. pi-control's file is left as it is
+    (pi-control reads its approvals there)."""
+    file = user_candidates(env)[0].path
+    listed = listed_in(file) if os.path.isfile(file) else []
+    if not listed:
+        return None
+    for item in listed:
+        add_to_store(env, item.rule)
+    text = _read(file)
+    for item in reversed(listed):
+        text = remove_approval(text, item.position, file)
+    _write(file, _read(file), text, env)
+    return file, len(listed)
+
+
+def approve(
+    rule: dict[str, Any],
+    judge: Callable[[], Decision],
+    *,
+    target: str,
+    env: Mapping[str, str],
+    force: bool,
+    concrete: bool,
+) -> tuple[bool, Decision, tuple[str, int] | None]:
+    """Record ``rule`` in the store (``target`` STORE) or in the policy file ``target``, after
+    ``judge()`` (the call as the engine judges it now) shows it is needed and may work; then judge
+    again and keep it only if the call is now allowed (when ``concrete``: a call was given, not just
+    a pattern). Returns (added, the decision after, the migration done)."""
+    paths = [store.store_path(env)] if target == STORE else [target]
+    if target == STORE:
+        paths.append(user_candidates(env)[0].path)
+    with kept_unless_refused(paths, env):
+        moved = migrate(env) if target == STORE else None  # changes no decision
+        before = judge()
+        if concrete and before.action < Action.ASK:
+            if before.decisive is not None and before.decisive.kind == "approval":
+                return False, before, moved
+            raise ApprovalError(f"nothing to approve, it runs already: {before.reason}")
+        denies = overridden_denies(before, rule)
+        if denies and not force:
+            rules = ", ".join(f"{v.rule.label() if v.rule else 'deny'} ({v.origin})" for v in denies)
+            raise ApprovalError(
+                f'the approval would override the deny rule {rules} of policy "{rule.get("policy")}"; '
+                "give --force to approve it anyway"
+            )
+        added = add_to_store(env, rule) if target == STORE else add(target, rule, env)
+        after = judge()
+        if concrete and after.action >= Action.ASK:
+            raise ApprovalError(f"the approval cannot take effect, so it was not kept: {why_not(after)}")
+    return added, after, moved
+
+
+def project_directory(cwd: str, env: Mapping[str, str]) -> str:
+    """The directory a ``--project`` approval is limited to: the project root (the directory
+    holding the project policy file), else the working directory."""
+    source, root = find_project(cwd, env)
+    return root if source is not None and source.role == PROJECT and root else cwd

@@ -17,17 +17,23 @@ from .protect import UNDER, UNSEARCHED, Guard, Search, guards, protections_hit
 from .record import Record
 from .rules import RuleBook, glob_matches, specificity, winning_order
 
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from .shell.commandline import Reader
+
 
 class Context(Record):
     """What a judgement depends on besides the atom: the call's cwd, the home directory, the
-    project root, how to spell a directory (literal and symlink-resolved, memoized), and the
-    searches of the trees the call walks (one per call: files change between calls)."""
+    project root, how to spell a directory (literal and symlink-resolved, memoized), the
+    searches of the trees the call walks (one per call: files change between calls), and how to
+    read a command's options as the shell knowledge says (None: as text only)."""
 
     cwd: str
     home: str
     project_root: str
     spell: Callable[[str], tuple[str, ...]]
     search: Search
+    reader: Callable[[], Reader] | None = None
 
 
 class LayerJudge:
@@ -52,7 +58,7 @@ class LayerJudge:
         self._guarded: dict[tuple[str, str], tuple[Guard, ...]] = {}
         self._location_directories: dict[str, list[str]] = {}
         self._books: dict[str, RuleBook] = {}
-        self._directories: dict[tuple[int, str], tuple[str, ...]] = {}
+        self._directories: dict[tuple[tuple[int, str], str], tuple[str, ...]] = {}
 
     def _book(self, name: str) -> RuleBook:
         book = self._books.get(name)
@@ -69,9 +75,9 @@ class LayerJudge:
         policy_verdicts = []
         for target, senses in targets.items():
             located = self._locate(target, context)
-            verdict = self._policy_verdict(atom, target, located)._replace(sense=senses[-1])
+            verdict = self._policy_verdict(atom, target, located, context)._replace(sense=senses[-1])
             if located is not None and target not in redirected:
-                verdict = self._approved(atom, target, located, verdict)
+                verdict = self._approved(atom, target, located, verdict, context.cwd)
             policy_verdicts.append(verdict)
             verdicts.append(verdict)
             if atom.command is None or located is None:
@@ -82,7 +88,9 @@ class LayerJudge:
                 if found is not None:
                     found = found._replace(sense=sense)
                     verdicts.append(
-                        found if target in redirected else self._approved(atom, target, located, found)
+                        found
+                        if target in redirected
+                        else self._approved(atom, target, located, found, context.cwd)
                     )
         if atom.doubts and not _trusted_unanalyzed(policy_verdicts):
             action = self.layer.interpreter.unknown_action
@@ -123,15 +131,20 @@ class LayerJudge:
                         senses.append(access.sense)
         return targets or {path: [None] for path in context.spell(context.cwd)}, redirected - direct
 
-    def _approved(self, atom: Atom, target: str, located: tuple[str, str], verdict: Verdict) -> Verdict:
+    def _approved(
+        self, atom: Atom, target: str, located: tuple[str, str], verdict: Verdict, cwd: str
+    ) -> Verdict:
         """``verdict``, or the verdict of an approval that covers the atom at ``target`` instead.
 
         An approval applies to one atom (a bash line's commands are approved one by one), in the
-        policy it names; it never beats a deny rule more specific than itself. pathProtection,
-        doubts and the other layers are separate verdicts, which an approval does not touch.
+        policy it names, and a project's approval to calls made in its directory; it never beats a
+        deny rule more specific than itself. pathProtection, doubts and the other layers are
+        separate verdicts, which an approval does not touch.
         """
         for approval in self._approvals:
             if not _approves(approval, atom, target, located[0], self._home):
+                continue
+            if approval.within is not None and not inside(cwd, approval.within):
                 continue
             if (
                 verdict.kind == "rule"
@@ -161,38 +174,52 @@ class LayerJudge:
         return found
 
     def _locations_under(self, path: str, context: Context) -> list[str]:
-        """The directories of this layer's locations that lie strictly below ``path``."""
+        """The directories of this layer's locations (and the default's it falls back on) that lie
+        strictly below ``path``."""
         directories = self._location_directories.get(context.cwd)
         if directories is None:
             directories = self._location_directories[context.cwd] = [
-                location_directory(entry, context.cwd, context.home) for entry in self.layer.locations
+                location_directory(entry, context.cwd, context.home)
+                for entry in self.layer.locations + self.layer.fallback
             ]
         return [directory for directory in directories if directory != path and inside(directory, path)]
 
     def _locate(self, target: str, context: Context) -> tuple[str, str] | None:
-        """(policy name, location key or "defaultPolicy") for ``target``; None when nothing covers it."""
+        """(policy name, location key or "defaultPolicy") for ``target``; None when nothing covers it.
 
-        def directories(index: int, entry: LocationEntry) -> tuple[str, ...]:
-            found = self._directories.get((index, context.cwd))
+        The layer's own locations, then its defaultPolicy; then, where the layer extends the
+        embedded default, the default's locations and defaultPolicy (config/layers.py)."""
+        layer = self.layer
+
+        def directories(key: tuple[int, str], entry: LocationEntry) -> tuple[str, ...]:
+            found = self._directories.get((key, context.cwd))
             if found is None:
                 found = context.spell(location_directory(entry, context.cwd, context.home))
-                self._directories[index, context.cwd] = found
+                self._directories[key, context.cwd] = found
             return found
 
-        entry = resolve_location(self.layer.locations, target, directories)
+        entry = resolve_location(layer.locations, target, lambda i, e: directories((i, ""), e))
         if entry is not None:
             return entry.policy, entry.key
-        if self.layer.default_policy is not None:
-            return self.layer.default_policy, "defaultPolicy"
+        if layer.default_policy is not None:
+            return layer.default_policy, "defaultPolicy"
+        entry = resolve_location(layer.fallback, target, lambda i, e: directories((i, "default"), e))
+        if entry is not None:
+            return entry.policy, entry.key
+        if layer.fallback_policy is not None:
+            return layer.fallback_policy, "defaultPolicy"
         return None
 
-    def _policy_verdict(self, atom: Atom, target: str, located: tuple[str, str] | None) -> Verdict:
+    def _policy_verdict(
+        self, atom: Atom, target: str, located: tuple[str, str] | None, context: Context
+    ) -> Verdict:
         layer = self.layer
         if located is None:
             return Verdict(Action.ALLOW, "unrestricted", layer.name, atom, target)
         name, where = located
         policy = layer.policies[name]
-        winner, beaten = self._book(name).match(atom)
+        reader = context.reader() if context.reader is not None and atom.command else None
+        winner, beaten = self._book(name).match(atom, reader)
         if winner is None:
             return Verdict(
                 policy.default_action,

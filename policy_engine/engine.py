@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from .config.discover import Discovery
     from .policy import InterpreterSettings, PolicySet
     from .shell.analysis import Analyzer
+    from .shell.commandline import Reader
     from .state import StateStore
 
 
@@ -136,6 +137,7 @@ class Engine:
         self._spelled: dict[str, tuple[str, ...]] = {}
         self._cache_directory = cache_directory(env)
         self._analyzer: Analyzer | None = None
+        self._reader: Reader | None = None
         self.state: StateStore = MemoryState() if state is None else state
         self._layers = {layer.name: layer for layer in self.policy_set.layers}
         self.log_path = log if log is not None and logging_enabled(env, self.policy_set) else None
@@ -157,6 +159,15 @@ class Engine:
             self._analyzer = Analyzer(self.home, knowledge(self._cache_directory), depth, code)
         return self._analyzer.atoms(line, cwd)
 
+    def _command_reader(self) -> Reader:
+        """What reads a command's options for option-aware patterns (loaded when a rule first asks)."""
+        if self._reader is None:
+            from .shell.commandline import Reader
+            from .shell.knowledge import knowledge
+
+            self._reader = Reader(knowledge(self._cache_directory))
+        return self._reader
+
     def _spell(self, directory: str) -> tuple[str, ...]:
         found = self._spelled.get(directory)
         if found is None:
@@ -171,7 +182,9 @@ class Engine:
         agent_tool, tool = call.tool, canonical_tool(call.tool)
         cwd = normalize(call.cwd, self.cwd, self.home) if call.cwd else self.cwd
         call = call._replace(tool=tool, cwd=cwd)
-        context = Context(cwd, self.home, self.policy_set.project_root or cwd, self._spell, Search())
+        context = Context(
+            cwd, self.home, self.policy_set.project_root or cwd, self._spell, Search(), self._command_reader
+        )
         verdicts: list[Verdict] = []
         troubles: list[str] = []  # what went wrong with the state store, for the reason
         for atom in atoms_of(call, self.home, self._shell, agent_tool):

@@ -12,13 +12,16 @@ import difflib
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError
 from .model import Action, Origin
 from .record import Record
 from .rules import expand_braces, literal_prefix
-from .tools import ALIASES, SENSES, canonical_tool
+from .tools import ALIASES, BASH, SENSES, canonical_tool
+
+if TYPE_CHECKING:
+    from .engine import Engine
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 
@@ -33,11 +36,14 @@ RULES: dict[str, str] = {
     "PE105": "no known agent has a tool of this name",
     "PE106": "the location's directory does not exist",
     "PE107": "no location and no defaultPolicy uses the policy",
-    "PE108": "no defaultPolicy: paths outside every location are unrestricted",
+    "PE108": 'no defaultPolicy and "extends": null: paths outside every location are unrestricted',
     "PE109": "the command runs code the analysis cannot see, which the wildcard lets through",
     "PE110": "the pattern can never match: redirects and ;, &&, | are not part of a command's text",
     "PE111": "allowUnanalyzed on a broad pattern waives the analysis for every such command",
     "PE112": "the protected pattern matches nothing under the project directory",
+    "PE113": "the file removes or weakens a protection of the embedded default",
+    "PE114": "the file overrides a part of the embedded default",
+    "PE115": "the pattern names an option the command knowledge does not list",
 }
 
 # Tools the agents have that are not in tools.py's tables, and families of tool names (MCP servers).
@@ -95,14 +101,17 @@ def lint(paths: Sequence[str], env: Mapping[str, str]) -> list[Finding]:
         try:
             with open(path, encoding="utf-8") as handle:
                 documents[path] = parse(handle.read(), path)
-            _load(path, env)
+            findings += _changes(path, _load(path, env))
         except ConfigError as error:
             findings += [_problem(path, problem) for problem in error.problems]
             documents.pop(path, None)
         except OSError as error:
             findings.append(Finding("PE001", ERROR, path, None, None, f"cannot be read: {error.strerror}"))
     used = {name for document in documents.values() for name in _used_policies(document.data)}
-    has_default = any(document.data.get("defaultPolicy") for document in documents.values())
+    # A file that extends the embedded default judges what its locations leave uncovered by it.
+    has_default = any(document.data.get("defaultPolicy") for document in documents.values()) or not any(
+        "extends" in document.data and document.data["extends"] is None for document in documents.values()
+    )
     for path, document in documents.items():
         ignored = frozenset(document.data.get("lintIgnore") or ())
         found = _warnings(path, document, used, has_default, env) + _tests(path, env)
@@ -115,11 +124,27 @@ def _problem(path: str, problem: Any) -> Finding:
     return Finding("PE001", ERROR, problem.file or path, problem.line, problem.column, message, problem.hint)
 
 
-def _load(path: str, env: Mapping[str, str]) -> None:
+def _load(path: str, env: Mapping[str, str]) -> Engine:
     """Load the file alone, as `policy check --config FILE` would (ConfigError when it is invalid)."""
     from .engine import Engine
 
-    Engine(path, cwd=_directory(path), env={**env, "POLICY_ENGINE_MANAGED_CONFIG": ""})
+    return Engine(path, cwd=_directory(path), env={**env, "POLICY_ENGINE_MANAGED_CONFIG": ""})
+
+
+def _changes(path: str, engine: Engine) -> list[Finding]:
+    """What the file removes of the embedded default (a warning), and what it overrides that may
+    surprise (a note): a policy of the default's name, a setting that does less than it seems.
+    A defaultPolicy of its own, or a protection made stricter, is what it says."""
+    found = []
+    for layer in engine.policy_set.layers:
+        for change in layer.changes:
+            origin = change.origin
+            if (origin is not None and origin.file != path) or change.kind in ("replaced", "overridden"):
+                continue
+            id_, severity = ("PE113", WARNING) if change.removes else ("PE114", INFO)
+            line, column = (origin.line, origin.column) if origin else (None, None)
+            found.append(Finding(id_, severity, path, line, column, change.text, None))
+    return found
 
 
 def _directory(path: str) -> str:
@@ -140,10 +165,18 @@ def _tests(path: str, env: Mapping[str, str]) -> list[Finding]:
 
 def _used_policies(data: Mapping[str, Any]) -> set[str]:
     used = {value for value in (data.get("locations") or {}).values() if isinstance(value, str)}
+    if data.get("extends", "default") is not None:  # the default's locations use its policies' names
+        used |= set(_default_policy_names())
     if isinstance(data.get("defaultPolicy"), str):
         used.add(data["defaultPolicy"])
     used |= {a["policy"] for a in data.get("approvalRules") or () if isinstance(a, dict) and a.get("policy")}
     return used
+
+
+def _default_policy_names() -> list[str]:
+    from .config.layers import default_document
+
+    return list(default_document().data["policies"])
 
 
 def _rules(document: Any) -> list[_Rule]:
@@ -266,12 +299,43 @@ def _pattern_warnings(rule: _Rule) -> Iterable[tuple[str, str, str | None]]:
             "(ssh host 'a; rm -rf ~')",
             "allow the exact commands instead, or ask",
         )
+    yield from _option_warnings(rule, pattern)
     if rule.unanalyzed and len(literal_prefix(pattern).split()) <= 1:
         yield (
             "PE111",
             f'allowUnanalyzed on "{pattern}" waives the analysis for every command that starts so',
             "approve exact commands instead (policy approve)",
         )
+
+
+def _option_warnings(rule: _Rule, pattern: str) -> Iterable[tuple[str, str, str | None]]:
+    """Options a pattern names that the knowledge does not list: they match only as written, so a
+    deny of one misses its other spellings (and a typo matches nothing)."""
+    if BASH not in rule.tools or not any(word.startswith("-") for word in pattern.split()[1:]):
+        return
+    from .shell.commandline import read_pattern
+    from .shell.knowledge import knowledge
+
+    reading = read_pattern(pattern, knowledge())
+    if reading is None:
+        return
+    command = " ".join(reading.path)
+    if not reading.known:
+        yield (
+            "PE115",
+            f'the command knowledge does not know `{reading.path[0]}`: the options in "{pattern}" '
+            "match only as written, and a bundle such as -rf letter by letter",
+            "spell each option as the command is given it, or match it with *",
+        )
+        return
+    for want in reading.options:
+        if not want.known:
+            shown = want.glob or want.names[0]
+            yield (
+                "PE115",
+                f"`{command}` has no option {shown} in the command knowledge: it matches only as written",
+                "check the spelling; an option the knowledge lists matches in each of its spellings",
+            )
 
 
 def _setting_warnings(

@@ -92,14 +92,17 @@ class Access(Record):
 class Atom(Record):
     """The smallest unit judged on its own: one simple command of a bash line, or one file-tool call.
 
-    ``command`` is the normalized command text for bash atoms and None for other tools. ``doubts``
-    are what the analysis could not prove; each one raises the verdict to the unknown action.
+    ``command`` is the normalized command text for bash atoms and None for other tools, and
+    ``words`` the command's words as the shell hands them over (a quoted word with spaces stays one
+    word: the text joins them with spaces), when the analysis knows them. ``doubts`` are what the
+    analysis could not prove; each one raises the verdict to the unknown action.
     """
 
     tool: str
     command: str | None
     accesses: tuple[Access, ...] = ()
     doubts: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
 
     @property
     def read_only(self) -> bool:

@@ -16,8 +16,9 @@ class CompiledRule(Record):
     """One rule of a policy (or one approval rule), after presets and tool aliases are expanded.
 
     Only approvals carry ``policy`` (the policy they apply to; None: every policy of their layer)
-    ``path`` (for a file tool: the absolute path or glob of the paths they approve) and ``command``
-    (for bash: the one normalized command they approve, compared exactly)."""
+    ``path`` (for a file tool: the absolute path or glob of the paths they approve), ``command``
+    (for bash: the one normalized command they approve, compared exactly) and ``within`` (the
+    directory a project approval is limited to: calls made there or below)."""
 
     action: Action
     tool: str
@@ -30,6 +31,7 @@ class CompiledRule(Record):
     preset: str | None = None
     path: str | None = None
     command: str | None = None
+    within: str | None = None
 
     def label(self) -> str:
         """A short, stable description: ``deny bash "rm *"`` or ``allow read``."""
@@ -107,13 +109,38 @@ class Breaker(Record):
     origin: Origin
 
 
+class Change(Record):
+    """Something a layer's files remove or override of the embedded default, where they say it
+    (``policy config`` and ``policy lint`` show every one). ``kind``: ``dropped`` (``"extends":
+    null``), ``weakened`` or ``overridden`` (a default protection named again with a weaker or
+    another action), ``kept`` (a project file's weaker spelling of a default protection: both
+    apply), ``redefined`` (a default policy defined again), ``replaced`` (a defaultPolicy of the
+    files' own: the default's judgement of the paths no location covers applies nowhere), ``off``
+    (self-protection turned off) and ``noted`` (a setting that does less than it seems)."""
+
+    kind: str
+    text: str
+    origin: Origin | None = None
+
+    @property
+    def removes(self) -> bool:
+        """Whether it takes a protection away (what `policy lint` warns of)."""
+        return self.kind in ("dropped", "weakened", "off")
+
+
 class Layer(Record):
     """One independently judged configuration.
 
-    The base layer (user and trusted project files, or the embedded default) decides; a
+    The base layer (user and trusted project files, or the embedded default alone) decides; a
     ``restrict_only`` layer (managed, or an untrusted project) can only make verdicts stricter.
     ``mode``, ``self_protection``, ``log`` and ``on_error`` are None when the layer's files do not
     set them.
+
+    A layer that ``extends`` the embedded default holds the default's policies (unless its files
+    redefine them) and protections (unless a user or managed file names them again), and judges a
+    path that neither its ``locations`` nor its ``default_policy`` cover by the default's locations
+    (``fallback``) and defaultPolicy (``fallback_policy``). ``changes`` says what its files remove
+    or override of the default.
     """
 
     name: str
@@ -133,6 +160,11 @@ class Layer(Record):
     self_protection: bool | None = None
     log: bool | None = None
     on_error: str | None = None
+    extends: bool = False
+    fallback: tuple[LocationEntry, ...] = ()
+    fallback_policy: str | None = None
+    fallback_origin: Origin | None = None
+    changes: tuple[Change, ...] = ()
 
 
 class PolicySet(Record):

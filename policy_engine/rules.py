@@ -11,9 +11,13 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from .model import Atom
+from .model import Action, Atom
 from .policy import CompiledPolicy, CompiledRule
 from .record import Record
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from .shell.commandline import Reader
 
 _EXACT, _PREFIX, _REGEX = 0, 1, 2
 
@@ -109,20 +113,28 @@ class RuleBook:
     The first rule that matches wins; the other matching rules are what it beat. Matching only
     looks at rules that can match at all: those of the tool, and among command patterns those
     whose literal prefix agrees with the command's first word.
+
+    A restrictive rule (not allow) whose pattern does not match the command's text may still match
+    its options, in any order and spelling (``shell/commandline.py``): ``git push --force*`` matches
+    ``git push origin main -f``. Such a rule decides only where it is at least as strict as the rule
+    (or the default action) that decides without it, so option-awareness never loosens a verdict.
     """
 
-    __slots__ = ("_explicit", "_index", "_tools", "rules")
+    __slots__ = ("_default", "_explicit", "_index", "_tools", "rules")
 
-    def __init__(self, rules: Sequence[CompiledRule], index: RuleIndex | None = None) -> None:
+    def __init__(
+        self, rules: Sequence[CompiledRule], index: RuleIndex | None = None, default: Action = Action.ALLOW
+    ) -> None:
         self.rules = rules
         self._index = rule_index(rules) if index is None else index
         self._tools: dict[str, _ToolRules] = {}
         self._explicit: dict[str, tuple[CompiledRule, ...]] = {}
+        self._default = default
 
     @classmethod
     def of(cls, policy: CompiledPolicy) -> RuleBook:
         # Rules read from the compiled-policy cache carry their index (config/cache.py).
-        return cls(policy.rules, getattr(policy.rules, "book_index", None))
+        return cls(policy.rules, getattr(policy.rules, "book_index", None), policy.default_action)
 
     def explicit(self, tool: str) -> tuple[CompiledRule, ...]:
         """The rules written for exactly ``tool`` (no glob, no pattern), in winning order."""
@@ -132,11 +144,12 @@ class RuleBook:
             found = self._explicit[tool] = () if entry is None else tuple(self.rules[p] for p in entry[0])
         return found
 
-    def match(self, atom: Atom) -> RuleMatch:
+    def match(self, atom: Atom, reader: Reader | None = None) -> RuleMatch:
         """The winning rule for ``atom`` and the other rules that matched it.
 
         A rule with a command pattern matches only commands; a readOnly rule only atoms that
-        provably read and nothing else.
+        provably read and nothing else. With a ``reader`` (the shell knowledge), restrictive rules
+        also match by options (see the class).
         """
         tool_rules = self._tools.get(atom.tool)
         if tool_rules is None:
@@ -144,12 +157,25 @@ class RuleBook:
             tool_rules = self._tools[atom.tool] = _ToolRules(self.rules, entries)
         command = atom.command
         read_only = atom.read_only
-        matched = [
-            rule
-            for rule in tool_rules.candidates(command)
-            if (read_only or not rule.read_only)
-            and (rule.pattern is None or glob_matches(rule.pattern, command))  # type: ignore[arg-type]
-        ]
+        matched: list[CompiledRule] = []
+        by_options: list[CompiledRule] = []
+        for rule in tool_rules.candidates(command):
+            if rule.read_only and not read_only:
+                continue
+            if rule.pattern is None or glob_matches(rule.pattern, command):  # type: ignore[arg-type]
+                matched.append(rule)
+            elif (
+                reader is not None
+                and rule.action is not Action.ALLOW
+                and reader.matches(rule.pattern, atom.words or tuple(command.split()), glob_matches)  # type: ignore[union-attr]
+            ):
+                matched.append(rule)
+                by_options.append(rule)
+        if by_options:  # what decides without them sets how strict they must be to decide
+            baseline = next((r.action for r in matched if r not in by_options), self._default)
+            matched = [r for r in matched if r not in by_options or r.action >= baseline] + [
+                r for r in by_options if r.action < baseline
+            ]
         if not matched:
             return RuleMatch(None, ())
         return RuleMatch(matched[0], tuple(matched[1:]))

@@ -1,9 +1,11 @@
 """Approvals (W-ASK-1, W-ASK-2) and session allows: narrow by construction, applied per atom, never
 above pathProtection, a managed deny or a more specific deny; `policy approve/approvals/revoke`
-keep the policy file's comments."""
+keep approvals in a store of their own, refuse what could not take effect, and never change what a
+policy file means."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -200,62 +202,220 @@ COMMENTED = """\
 """
 
 
-def test_approve_list_revoke_round_trip_keeps_comments(sandbox: Sandbox) -> None:
-    config = sandbox.write(sandbox.user_config, COMMENTED)
+PLAIN = """\
+{
+  // My policy.
+  "policies": {
+    "work": { "defaultAction": "ask", "rules": ["$safe-bash"] }, // the everyday one
+  },
+  "defaultPolicy": "work",
+}
+"""
+
+
+def store_of(sandbox: Sandbox) -> Path:
+    return sandbox.root / "data" / "policy-engine" / "approvals.json"
+
+
+def test_approve_keeps_the_approval_in_the_store_and_no_policy_file_changes(sandbox: Sandbox) -> None:
+    config = sandbox.write(sandbox.user_config, PLAIN)
     repo = sandbox.project("repo")
     assert sandbox.run("check", "npm run build", cwd=repo).returncode == 10
     approved = sandbox.run("approve", "npm run build", cwd=repo)
     assert approved.returncode == 0, approved.stderr
-    assert "now allow:" in approved.stdout
+    assert approved.stdout.startswith("approved in the approvals store:")
+    assert "now allow:" in approved.stdout and "approvals.json:4" in approved.stdout
+    assert config.read_text() == PLAIN
+    assert '"command": "npm run build"' in store_of(sandbox).read_text()
     assert sandbox.run("check", "npm run build", cwd=repo).returncode == 0
     assert sandbox.run("check", "npm run build && npm publish", cwd=repo).returncode == 10
     again = sandbox.run("approve", "npm run build", cwd=repo)
-    assert again.stdout.startswith("already approved")
+    assert again.returncode == 0 and again.stdout.startswith("already approved"), again.stderr
+
+
+def test_in_a_fresh_home_an_approval_keeps_every_protection_of_the_default(sandbox: Sandbox) -> None:
+    (sandbox.home / ".ssh").mkdir()
+    (sandbox.home / ".ssh" / "id_rsa").write_text("key\n")
+    repo = sandbox.project("repo")
+    assert sandbox.run("approve", "npm test", cwd=repo).returncode == 0
+    assert not sandbox.user_config.exists()  # no policy file was written: the default still applies
+    denied = sandbox.run("check", "cat ~/.ssh/id_rsa", cwd=repo)
+    assert denied.returncode == 20 and 'pathProtection "~/.ssh/"' in denied.stdout
+    assert sandbox.run("check", "rm -rf ~/x", cwd=repo).returncode == 10
+    assert sandbox.run("check", "git push --force origin main", cwd=repo).returncode == 10
+    allowed = sandbox.run("check", "npm test", cwd=repo)
+    assert allowed.returncode == 0 and "approval allow bash command 'npm test'" in allowed.stdout
+    assert sandbox.run("check", "npm test -- --watch", cwd=repo).returncode == 10  # exactly npm test
+
+
+def test_approvals_an_earlier_release_wrote_into_the_user_file_work_and_move_to_the_store(
+    sandbox: Sandbox,
+) -> None:
+    config = sandbox.write(sandbox.user_config, COMMENTED)
+    repo = sandbox.project("repo")
+    assert sandbox.run("check", "make", cwd=repo).returncode == 0  # still applied where it is
+    approved = sandbox.run("approve", "npm run build", cwd=repo)
+    assert approved.returncode == 0, approved.stderr
+    assert f"moved 1 approval(s) from {config} to the approvals store" in approved.stdout
     text = config.read_text()
-    for line in COMMENTED.splitlines():
-        if "//" in line or "/*" in line:
-            assert line in text
+    assert '"command": "make"' not in text and "// My policy." in text and "// the everyday one" in text
+    assert sandbox.run("check", "make", cwd=repo).returncode == 0  # now from the store
+    listed = sandbox.run("approvals", cwd=repo).stdout.splitlines()
+    assert [line.split(": ", 1)[0] for line in listed] == [
+        f"1. {store_of(sandbox)}:4",
+        f"2. {store_of(sandbox)}:5",
+    ]
+
+
+def test_approve_list_revoke_round_trip(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.user_config, PLAIN)
+    repo = sandbox.project("repo")
+    assert sandbox.run("approve", "npm run build", cwd=repo).returncode == 0
+    assert sandbox.run("approve", "make lint", cwd=repo).returncode == 0
     listed = sandbox.run("approvals", cwd=repo)
-    assert listed.stdout.splitlines()[1].startswith(f"2. {config}:11:")
-    assert '"command": "npm run build"' in listed.stdout
-    revoked = sandbox.run("revoke", "2", cwd=repo)
+    assert listed.stdout.splitlines()[1].startswith(f"2. {store_of(sandbox)}:5: ")
+    assert '"command": "make lint"' in listed.stdout.splitlines()[1]
+    as_json = json.loads(sandbox.run("approvals", "--json", cwd=repo).stdout)
+    assert [(e["number"], e["stored"], e["rule"]["command"]) for e in as_json] == [
+        (1, True, "npm run build"),
+        (2, True, "make lint"),
+    ]
+    revoked = sandbox.run("revoke", "1", cwd=repo)
     assert revoked.returncode == 0, revoked.stderr
-    assert config.read_text() == COMMENTED
     assert sandbox.run("check", "npm run build", cwd=repo).returncode == 10
+    assert sandbox.run("check", "make lint", cwd=repo).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("setup", "command", "why"),
+    [
+        ("protected", "cat ~/.ssh/id_rsa", "a protected path stays protected"),
+        ("managed", "make deploy", "the managed policy"),
+        ("untrusted", "make deploy", "policy trust"),
+        ("doubt", 'eval "$CMD"', "--allow-unanalyzed"),
+        ("specific", "git push --force origin", "a more specific deny rule"),
+    ],
+)
+def test_an_approval_that_cannot_take_effect_is_refused_and_not_kept(
+    sandbox: Sandbox, setup: str, command: str, why: str
+) -> None:
+    sandbox.write(
+        sandbox.user_config,
+        '{ "policies": { "work": { "defaultAction": "ask", "rules": ['
+        ' { "action": "deny", "tool": "bash", "pattern": "git push --force*" } ] } }, "defaultPolicy": "work" }',
+    )
+    repo = sandbox.project("repo")
+    if setup == "managed":
+        sandbox.write(
+            sandbox.managed_config,
+            '{ "policies": { "m": { "defaultAction": "allow", "rules": ['
+            ' { "action": "deny", "tool": "bash", "pattern": "make deploy" } ] } }, "defaultPolicy": "m" }',
+        )
+    if setup == "untrusted":
+        sandbox.write(
+            repo / ".policy-engine" / "policy.jsonc",
+            '{ "policies": { "team": { "defaultAction": "allow", "rules": ['
+            ' { "action": "deny", "tool": "bash", "pattern": "make deploy" } ] } }, "locations": { ".": "team" } }',
+        )
+    before = sandbox.user_config.read_text()
+    options = ("--pattern", "git push*") if setup == "specific" else ()
+    refused = sandbox.run("approve", *options, command, cwd=repo)
+    assert refused.returncode == 2, refused.stdout
+    assert "cannot take effect, so it was not kept" in refused.stderr and why in refused.stderr
+    assert not store_of(sandbox).exists() and sandbox.user_config.read_text() == before
+
+
+def test_an_approval_that_overrides_a_deny_rule_needs_force(sandbox: Sandbox) -> None:
+    sandbox.write(
+        sandbox.user_config,
+        '{ "policies": { "work": { "defaultAction": "ask", "rules": ['
+        ' { "action": "deny", "tool": "bash", "pattern": "npm *" } ] } }, "defaultPolicy": "work" }',
+    )
+    repo = sandbox.project("repo")
+    refused = sandbox.run("approve", "npm publish", cwd=repo)
+    assert refused.returncode == 2 and 'override the deny rule deny bash "npm *"' in refused.stderr
+    assert "--force" in refused.stderr and not store_of(sandbox).exists()
+    forced = sandbox.run("approve", "--force", "npm publish", cwd=repo)
+    assert forced.returncode == 0, forced.stderr
+    assert sandbox.run("check", "npm publish", cwd=repo).returncode == 0
+
+
+def test_nothing_to_approve_when_it_runs_already(sandbox: Sandbox) -> None:
+    repo = sandbox.project("repo")
+    already = sandbox.run("approve", "git status", cwd=repo)
+    assert already.returncode == 2 and "nothing to approve, it runs already" in already.stderr
 
 
 def test_approve_refuses_what_would_be_too_broad(sandbox: Sandbox) -> None:
-    sandbox.write(sandbox.user_config, COMMENTED)
+    sandbox.write(sandbox.user_config, PLAIN)
     repo = sandbox.project("repo")
     several = sandbox.run("approve", "git status; rm -rf *", cwd=repo)
     assert several.returncode == 2 and "approve them one at a time" in several.stderr
-    unanalyzed = sandbox.run("approve", "--project", "--allow-unanalyzed", "python3 x.py", cwd=repo)
-    assert unanalyzed.returncode == 2 and "user policy file" in unanalyzed.stderr
 
 
 def test_approve_a_pattern_and_a_path(sandbox: Sandbox) -> None:
-    config = sandbox.write(sandbox.user_config, COMMENTED)
+    sandbox.write(sandbox.user_config, PLAIN)
     repo = sandbox.project("repo")
     assert sandbox.run("approve", "--pattern", "npm test*", cwd=repo).returncode == 0
     assert sandbox.run("check", "npm test -- --watch", cwd=repo).returncode == 0
     written = sandbox.run("approve", "--tool", "Write", "--input", '{"file_path": "notes.md"}', cwd=repo)
     assert written.returncode == 0, written.stderr
-    assert f'"path": "{repo}/notes.md"' in config.read_text()
+    assert f'"path": "{repo}/notes.md"' in store_of(sandbox).read_text()
     other = sandbox.run("check", "--tool", "Write", "--input", '{"file_path": "other.md"}', cwd=repo)
     assert other.returncode == 10
 
 
-def test_a_project_approval_needs_a_trusted_project_file(sandbox: Sandbox) -> None:
-    sandbox.write(sandbox.user_config, COMMENTED)
+def test_a_project_approval_applies_in_its_project_only(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.user_config, PLAIN)
     project = sandbox.project("proj", '{\n  // the team\'s\n  "policies": {},\n}\n')
-    refused = sandbox.run("approve", "--project", "make test", cwd=project)
-    assert refused.returncode == 2 and "not trusted" in refused.stderr
-    assert sandbox.run("trust", str(project)).returncode == 0
-    approved = sandbox.run("approve", "--project", "make test", cwd=project)
+    other = sandbox.project("other")
+    approved = sandbox.run("approve", "--project", "make test", cwd=project / ".policy-engine")
     assert approved.returncode == 0, approved.stderr
-    assert "now allow" in approved.stdout  # the edit kept the file trusted
-    text = (project / ".policy-engine" / "policy.jsonc").read_text()
-    assert "// the team's" in text and '"command": "make test"' in text
+    assert f'"project": "{project}"' in approved.stdout
+    assert sandbox.run("check", "make test", cwd=project).returncode == 0
+    assert sandbox.run("check", "make test", cwd=other).returncode == 10
+    assert "// the team's" in (project / ".policy-engine" / "policy.jsonc").read_text()  # untouched
+    mine = sandbox.run("approvals", "--project", cwd=project).stdout
+    assert mine.startswith("1. ") and '"command": "make test"' in mine
+    assert sandbox.run("approvals", "--user", cwd=project).stdout.strip() == "no approvals"
+
+
+def test_approve_into_a_policy_file_of_ones_choice(sandbox: Sandbox) -> None:
+    config = sandbox.write(sandbox.user_config, PLAIN)
+    repo = sandbox.project("repo")
+    approved = sandbox.run("approve", "--file", str(config), "npm ci", cwd=repo)
+    assert approved.returncode == 0, approved.stderr
+    assert approved.stdout.startswith(f"approved in {config}:") and "now allow" in approved.stdout
+    text = config.read_text()
+    assert '"command": "npm ci"' in text and "// the everyday one" in text
+    assert not store_of(sandbox).exists()
+    listed = sandbox.run("approvals", "--file", str(config), cwd=repo).stdout
+    assert listed.startswith(f"1. {config}:")
+    assert sandbox.run("revoke", "--file", str(config), "1", cwd=repo).returncode == 0
+    assert '"command": "npm ci"' not in config.read_text()
+    assert config.read_text().replace('  "approvalRules": [],\n', "") == PLAIN
+    # A file no configuration loads cannot make the approval take effect: refused, left as it was.
+    unused = sandbox.write("team.jsonc", PLAIN)
+    refused = sandbox.run("approve", "--file", str(unused), "--policy", "work", "npm ci", cwd=repo)
+    assert refused.returncode == 2 and "cannot take effect" in refused.stderr
+    assert unused.read_text() == PLAIN
+
+
+def test_the_approvals_store_is_self_protected_and_checked(sandbox: Sandbox) -> None:
+    repo = sandbox.project("repo")
+    assert sandbox.run("approve", "npm test", cwd=repo).returncode == 0
+    store = store_of(sandbox)
+    for command in (f"echo x > {store}", f"rm {store}", f"sed -i s/npm/rm/ {store}"):
+        assert sandbox.run("check", command, cwd=repo).returncode == 20, command
+    written = sandbox.run(
+        "check", "--tool", "Write", "--input", json.dumps({"file_path": str(store)}), cwd=repo
+    )
+    assert written.returncode == 20
+    store.write_text(store.read_text().replace('"tool": "bash"', '"tool": "bash", "sneaky": 1'))
+    broken = sandbox.run("check", "npm test", cwd=repo)
+    assert (
+        broken.returncode == 3 and f"{store}:4:" in broken.stderr and 'unknown key "sneaky"' in broken.stderr
+    )
 
 
 def test_an_agent_running_policy_approve_is_asked_about(sandbox: Sandbox) -> None:
@@ -274,11 +434,11 @@ def test_approve_and_revoke_in_an_explicit_file_leave_it_as_it_was(sandbox: Sand
     original = (EXAMPLES / "sample.jsonc").read_text()
     config = sandbox.write("sample.jsonc", original)
     options = ("--config", str(config), "--cwd", "/home/user/work")
-    approved = sandbox.run("approve", *options, "make test")
+    approved = sandbox.run("approve", *options, "npm publish")
     assert approved.returncode == 0, approved.stderr
     assert "now allow" in approved.stdout
     listed = sandbox.run("approvals", *options).stdout.splitlines()
-    assert listed[-1].startswith(f"3. {config}:") and '"command": "make test"' in listed[-1]
+    assert listed[-1].startswith(f"3. {config}:") and '"command": "npm publish"' in listed[-1]
     assert sandbox.run("revoke", *options, "3").returncode == 0
     assert config.read_text() == original
 

@@ -135,7 +135,7 @@ def test_batch_reads_jsonl_and_writes_one_result_per_line(sandbox: Sandbox, conf
     result = sandbox.run("check", "--config", str(config), "--batch", "-", stdin=stdin)
     assert result.returncode == 0, result.stderr
     actions = [json.loads(line)["action"] for line in result.stdout.splitlines()]
-    assert actions == ["allow", "deny", "allow", "allow"]
+    assert actions == ["allow", "deny", "allow", "ask"]  # /tmp: the embedded default's "elsewhere"
     batch_file = sandbox.write("requests.jsonl", stdin)
     from_file = sandbox.run("check", "--config", str(config), "--batch", str(batch_file))
     assert from_file.stdout == result.stdout

@@ -13,6 +13,7 @@ FULL = """
 // Every key pi-control knows, plus readOnly and $schema.
 {
   "$schema": "https://example.invalid/policy-engine.schema.json",
+  "extends": "default",
   policies: {
     'main': {
       "defaultAction": "ask",
@@ -52,17 +53,19 @@ def test_every_key_is_compiled(sandbox: Sandbox) -> None:
     assert by_label['allow bash "cat *"'].read_only
     assert by_label["nudge grep"].message == "Prefer the index."
     assert by_label['deny bash "rm *"'].message == "Use trash instead."
-    assert by_label['deny bash "rm *"'].origin[1:] == (13, 9, "policies.main.rules[5]")
+    assert by_label['deny bash "rm *"'].origin[1:] == (14, 9, "policies.main.rules[5]")
     assert [loc.key for loc in layer.locations] == ["$cwd", "~/other", "/srv"]
     assert layer.default_policy == "other"
     (approval,) = layer.approval_rules
     assert (approval.pattern, approval.policy) == ("make test", "main")
     assert (layer.agent_timeout.max_events, layer.agent_timeout.window_seconds) == (3, 60.0)
     assert (layer.nudge_timeout.max_events, layer.nudge_timeout.window_seconds) == (2, 30.5)
-    assert [(p.pattern, p.action, p.anchor) for p in layer.protection] == [
-        ("~/.ssh/", Action.DENY, "home"),
-        ("*.pem", Action.ASK, "anywhere"),
-    ]
+    own = [(p.pattern, p.action, p.anchor) for p in layer.protection if p.origin.file == layer.files[0]]
+    assert own == [("~/.ssh/", Action.DENY, "home"), ("*.pem", Action.ASK, "anywhere")]
+    # The embedded default's protections stay, but for the one the file names again.
+    inherited = [p.pattern for p in layer.protection if p.origin.file != layer.files[0]]
+    assert "~/.aws/" in inherited and ".env*" in inherited and "~/.ssh/" not in inherited
+    assert layer.extends and layer.fallback == ()  # its own defaultPolicy covers what no location does
     assert layer.interpreter == (True, Action.DENY, 1000, 2, 500)
     assert layer.cycle_key == "ctrl+alt+p"
 
@@ -87,7 +90,11 @@ def test_defaults_when_optional_keys_are_absent(sandbox: Sandbox) -> None:
     (layer,) = engine.policy_set.layers
     assert layer.policies["p"].rules == ()
     assert layer.locations == () and layer.default_policy is None and layer.approval_rules == ()
-    assert layer.agent_timeout is None and layer.nudge_timeout is None and layer.protection == ()
+    assert layer.agent_timeout is None and layer.nudge_timeout is None
+    # What no location covers is judged by the embedded default, whose protections all stay.
+    assert [entry.key for entry in layer.fallback] == ["$cwd"] and layer.fallback_policy == "elsewhere"
+    assert {"~/.ssh/", ".env*"} <= {p.pattern for p in layer.protection}
+    assert sorted(layer.policies) == ["elsewhere", "p", "project"]
     assert layer.interpreter == (True, Action.ASK, 262144, 4, 10000)
     assert layer.cycle_key == "ctrl+shift+m"
 
@@ -102,7 +109,21 @@ def test_null_disables_optional_features(sandbox: Sandbox) -> None:
     )
     (layer,) = engine.policy_set.layers
     assert layer.interpreter.enabled is False
-    assert layer.protection == () and layer.default_policy is None
+    assert layer.default_policy is None and layer.fallback_policy == "elsewhere"
+    # A file's pathProtection null removes none of the embedded default's (said in policy config).
+    assert {"~/.ssh/", ".env*"} <= {p.pattern for p in layer.protection}
+    assert [change.kind for change in layer.changes] == ["noted"]
+
+
+def test_extends_null_drops_the_embedded_default(sandbox: Sandbox) -> None:
+    engine = sandbox.engine(
+        sandbox.write("policy.jsonc", '{ "extends": null, "policies": { "p": { "defaultAction": "deny" } } }')
+    )
+    (layer,) = engine.policy_set.layers
+    assert not layer.extends and layer.protection == () and layer.fallback == ()
+    assert sorted(layer.policies) == ["p"]
+    (change,) = layer.changes
+    assert change.kind == "dropped" and change.origin.line == 1
 
 
 def test_safe_bash_preset_expands_to_read_only_rules(sandbox: Sandbox) -> None:

@@ -33,7 +33,9 @@ CASES = [
     Case("quickstart", "/home/user/work", "rm -rf build", "deny", 'rule deny bash "rm *"'),
     Case("quickstart", "/home/user/work", "npm install", "deny", "defaultAction is deny"),
     Case("quickstart", "/home/user/work", ("write", {"path": "a.txt"}), "deny"),
-    Case("quickstart", "/home/user/elsewhere", "npm install", "allow", "no policy covers"),
+    Case(
+        "quickstart", "/home/user/elsewhere", "npm install", "ask", 'policy "project"'
+    ),  # the embedded default
     # Global + project files: both policies available, the longest location wins
     Case("layered", "/home/user/work/myproject", "rm x", "deny", 'policy "strict"'),
     Case("layered", "/home/user/work/myproject", "git status", "allow"),
@@ -66,12 +68,20 @@ CASES = [
     Case("git-only", "/home/user/work", "git rebase -i HEAD~3", "deny", "defaultAction is deny"),
     Case("git-only", "/home/user/work", "make", "deny"),
     Case("git-only", "/home/user/work", ("grep", {"pattern": "TODO"}), "allow"),
+    # A pattern's options match wherever the command carries them, in every spelling
     Case(
         "git-only",
         "/home/user/work",
         "git push origin main --force",
         "deny",
-        gap="W-MATCH-1: flag order (`--force` after the refspec) needs argument-aware matching (issue 3)",
+        'rule deny bash "git push --force *"',
+    ),
+    Case(
+        "git-only",
+        "/home/user/work",
+        "git push -f origin main",
+        "deny",
+        'rule deny bash "git push --force *"',
     ),
     # GitHub tool lockdown
     Case("github-lockdown", "/home/user/experiments/x", ("github_create_issue", {}), "deny"),
@@ -79,7 +89,7 @@ CASES = [
     Case("github-lockdown", "/home/user/work/x", ("github_merge_pull_request", {}), "ask"),
     Case("github-lockdown", "/home/user/work/x", ("github_delete_branch", {}), "deny"),
     Case("github-lockdown", "/home/user/work/x", ("github_list_issues", {}), "log"),
-    Case("github-lockdown", "/home/user/other", ("github_create_issue", {}), "allow"),
+    Case("github-lockdown", "/home/user/other", ("github_create_issue", {}), "ask"),  # the embedded default
     # Per-project policy with global fallback
     Case("project-with-fallback", "/home/user/work/critical-service", ("write", {"path": "x"}), "deny"),
     Case("project-with-fallback", "/home/user/work/critical-service", "git push origin", "ask"),
@@ -89,11 +99,9 @@ CASES = [
     # Layered home and project policies: the README's table, for a file where the agent works...
     Case("home-and-project", "/home/user/scratch", "rm foo", "ask"),
     Case("home-and-project", "/home/user/work/production", "rm foo", "deny"),
-    Case("home-and-project", "/var/log", "rm foo", "allow"),
+    Case("home-and-project", "/var/log", "rm foo", "ask", 'policy "project"'),  # the embedded default
     # ... while `rm /tmp/foo` is judged where /tmp/foo is: outside every location, from anywhere
-    Case(
-        "home-and-project", "/home/user/work/production", "rm /tmp/foo", "allow", "no policy covers /tmp/foo"
-    ),
+    Case("home-and-project", "/home/user/work/production", "rm /tmp/foo", "ask", 'policy "elsewhere"'),
     Case("home-and-project", "/home/user", ("write", {"path": "notes.txt"}), "log"),
     Case("home-and-project", "/home/user", "sudo apt install x", "ask"),
     # Redirect-aware bash policies

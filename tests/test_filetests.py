@@ -85,11 +85,13 @@ def test_a_project_files_tests_run_in_its_project(sandbox: Sandbox) -> None:
         '{ "policies": { "p": { "defaultAction": "allow", "rules": [ { "action": "deny", "tool": "write" } ] } },'
         ' "locations": { "$cwd": "p" }, "tests": [ { "command": "cat notes", "expect": "allow" },'
         ' { "tool": "write", "input": { "file_path": "notes" }, "expect": "deny" },'
-        ' { "tool": "write", "input": { "file_path": "/elsewhere/notes" }, "expect": "allow" } ] }',
+        ' { "tool": "write", "input": { "file_path": "/elsewhere/notes" }, "expect": "ask" } ] }',
     )
     result = sandbox.run("test", cwd=project)  # the discovered files
     assert result.returncode == 0, result.stdout
-    assert result.stdout.strip() == "3 tests in 1 files: 0 failed"  # notes is in $cwd: the project
+    assert (
+        result.stdout.strip() == "3 tests in 1 files: 0 failed"
+    )  # notes is in $cwd: the project; /elsewhere: the embedded default
 
 
 def test_every_example_carries_tests_that_pass(sandbox: Sandbox) -> None:

@@ -72,8 +72,31 @@ BASE = '"defaultPolicy": "p", '
             [("PE107", 3)],
         ),
         (
+            '{\n "extends": null,\n "policies": { "p": { "defaultAction": "ask" } },\n "locations": { "$cwd": "p" }\n}',
+            [("PE113", 2), ("PE108", 4)],
+        ),
+        (  # without "extends": null, the embedded default judges what no location covers
             '{\n "policies": { "p": { "defaultAction": "ask" } },\n "locations": { "$cwd": "p" }\n}',
-            [("PE108", 3)],
+            [],
+        ),
+        (
+            '{\n "policies": { "p": { "defaultAction": "ask" } }, '
+            + BASE
+            + '\n "pathProtection": { "~/.ssh/": "allow" }\n}',
+            [("PE113", 3)],
+        ),
+        (
+            '{\n "policies": { "p": { "defaultAction": "ask" },\n "project": { "defaultAction": "allow" } }, '
+            + BASE
+            + "\n}",
+            [("PE114", 3)],
+        ),
+        (
+            '{\n "policies": { "p": { "defaultAction": "ask", "rules": [\n'
+            '  { "action": "deny", "tool": "bash", "pattern": "git push --forse*" },\n'
+            '  { "action": "deny", "tool": "bash", "pattern": "frobnicate -rf *" },\n'
+            '  { "action": "deny", "tool": "bash", "pattern": "git push --force*" }\n ] } }, ' + BASE + "\n}",
+            [("PE115", 3), ("PE115", 4)],
         ),
         (
             '{\n "policies": { "p": { "defaultAction": "ask", "rules": [\n'
@@ -138,7 +161,10 @@ def test_files_linted_together_share_their_settings(sandbox: Sandbox) -> None:
     found = [(f.id, f.message) for f in lint([str(first), str(second)], sandbox.env)]
     assert found == [("PE107", 'policy "s3" is not used')]  # the other file's defaultPolicy covers the rest
     alone = [f.id for f in lint([str(second)], sandbox.env)]
-    assert sorted(alone) == ["PE107", "PE108"]
+    assert sorted(alone) == ["PE107"]  # what no location covers, the embedded default judges
+    dropped = sandbox.write("dropped.jsonc", '{ "extends": null, ' + second.read_text()[1:])
+    assert sorted(f.id for f in lint([str(first), str(dropped)], sandbox.env)) == ["PE107", "PE113"]
+    assert sorted(f.id for f in lint([str(dropped)], sandbox.env)) == ["PE107", "PE108", "PE113"]
 
 
 WARNING = '{\n "policies": { "p": { "defaultAction": "ask", "rules": [\n  { "action": "deny", "tool": "wirte" }\n ] } }, "defaultPolicy": "p"\n}\n'

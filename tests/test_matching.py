@@ -122,9 +122,23 @@ def test_location_reached_through_a_symlinked_key(sandbox: Sandbox) -> None:
     assert engine.evaluate(tool("write", "/", path=str(real / "f"))).action is Action.ALLOW
 
 
-def test_outside_every_location_without_default_policy_is_unrestricted(sandbox: Sandbox) -> None:
+def test_outside_every_location_without_default_policy_the_embedded_default_judges(sandbox: Sandbox) -> None:
     engine = engine_with(
         sandbox, '{ "policies": { "s": { "defaultAction": "deny" } }, "locations": { "/a": "s" } }'
+    )
+    inside = engine.evaluate(tool("write", "/b", path="/b/x"))  # the default's $cwd -> project
+    assert inside.action is Action.ALLOW
+    assert (inside.decisive.kind, inside.decisive.policy) == ("rule", "project")
+    outside = engine.evaluate(tool("write", "/b", path="/c/x"))  # else its elsewhere
+    assert outside.action is Action.ASK
+    assert (outside.decisive.kind, outside.decisive.policy) == ("default", "elsewhere")
+    assert engine.evaluate(tool("write", "/b", path="/a/x")).action is Action.DENY
+
+
+def test_outside_every_location_of_a_file_that_drops_the_default_is_unrestricted(sandbox: Sandbox) -> None:
+    engine = engine_with(
+        sandbox,
+        '{ "extends": null, "policies": { "s": { "defaultAction": "deny" } }, "locations": { "/a": "s" } }',
     )
     decision = engine.evaluate(tool("write", "/b", path="/b/x"))
     assert decision.action is Action.ALLOW

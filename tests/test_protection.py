@@ -21,7 +21,8 @@ POLICY = """
       "defaultPolicy": "open",
       "pathProtection": {
         "~/.ssh/*": "deny",
-        "~/.aws/credentials": "deny",
+        "~/.keys/*": "deny",
+        "~/.vault/credentials": "deny",
         ".env*": "deny",
         "secrets/": "ask",
         "config/keys/*.pem": "deny",
@@ -39,7 +40,7 @@ POLICY = """
 @pytest.fixture
 def machine(sandbox: Sandbox) -> tuple[Sandbox, Engine, Path]:
     home = sandbox.home
-    for name in (".ssh/id_rsa", ".aws/credentials", ".aws/config", "notes/todo.md"):
+    for name in (".ssh/id_rsa", ".keys/id", ".vault/credentials", ".vault/config", "notes/todo.md"):
         (home / name).parent.mkdir(parents=True, exist_ok=True)
         (home / name).write_text("x\n")
     project = sandbox.project("repo", POLICY)
@@ -65,8 +66,8 @@ def judge(machine: tuple[Sandbox, Engine, Path], command: str) -> Action:
         # ~/ patterns are expanded (dead in pi-control).
         ("cat ~/.ssh/id_rsa", Action.DENY),
         ("cat $HOME/.ssh/id_rsa", Action.DENY),
-        ("head -c 100 ~/.aws/credentials", Action.DENY),
-        ("cat ~/.aws/config", Action.ALLOW),
+        ("head -c 100 ~/.vault/credentials", Action.DENY),
+        ("cat ~/.vault/config", Action.ALLOW),
         # Project-relative patterns with a slash (dead in pi-control).
         ("cat config/keys/a.pem", Action.DENY),
         ("cat secrets/token", Action.ASK),
@@ -79,7 +80,7 @@ def judge(machine: tuple[Sandbox, Engine, Path], command: str) -> Action:
         ("tee src/.env < /dev/null", Action.DENY),
         ("echo x >> ~/.ssh/authorized_keys", Action.DENY),
         # Directory tools over a protected tree.
-        ("grep -r KEY ~/.aws", Action.DENY),
+        ("grep -r KEY ~/.vault", Action.DENY),
         ("grep -r KEY ~", Action.DENY),
         ("grep -rn TOKEN .", Action.DENY),
         ("grep -r KEY docs", Action.ALLOW),
@@ -106,10 +107,10 @@ def judge(machine: tuple[Sandbox, Engine, Path], command: str) -> Action:
         ("cat /proc/1/root/etc/hostname", Action.ASK),
         ("mkdir -p a/b/c && ln -s a/b/c l && cat l/../../../x", Action.ASK),
         ("cat /dev/null; echo x > /dev/null 2>/dev/fd/2", Action.ALLOW),
-        ("tar czf /tmp/out.tgz ~/.aws", Action.DENY),
+        ("tar czf /tmp/out.tgz ~/.vault", Action.DENY),
         ("cp -r ~ /tmp/copy", Action.DENY),
         ("rm -rf ~", Action.DENY),
-        ("ls ~/.aws", Action.ALLOW),  # names, not contents: ~/.aws/credentials is the file protected
+        ("ls ~/.vault", Action.ALLOW),  # names, not contents: ~/.vault/credentials is the file protected
         ("ls -la ~", Action.ALLOW),
     ],
 )
@@ -145,7 +146,7 @@ def test_read_and_write_are_protected_apart(machine: tuple[Sandbox, Engine, Path
         ("Read", {"file_path": "@~/.ssh/id_rsa"}, Action.DENY),
         ("Write", {"file_path": "/srv/shared/x", "content": ""}, Action.DENY),
         ("Read", {"file_path": "/srv/shared/x"}, Action.ALLOW),
-        ("Grep", {"pattern": "KEY", "path": "~/.aws"}, Action.DENY),
+        ("Grep", {"pattern": "KEY", "path": "~/.vault"}, Action.DENY),
         # Claude Code's Grep is ripgrep --hidden (respecting .gitignore): outside a git work tree
         # it reads ~/.ssh; a `glob` limits it to the names it matches, hidden or ignored ones too.
         ("Grep", {"pattern": "KEY", "path": "~"}, Action.DENY),
@@ -156,12 +157,14 @@ def test_read_and_write_are_protected_apart(machine: tuple[Sandbox, Engine, Path
         ("search_file_content", {"pattern": "KEY", "path": "src", "include": "*.py"}, Action.ALLOW),
         ("Grep", {"pattern": "KEY", "path": "config"}, Action.DENY),
         ("Grep", {"pattern": "KEY", "path": "docs"}, Action.ALLOW),
-        ("LS", {"path": "~/.ssh"}, Action.ALLOW),
+        ("LS", {"path": "~/.keys"}, Action.ALLOW),
+        ("LS", {"path": "~/.ssh"}, Action.DENY),  # the embedded default's ~/.ssh/ applies too
         ("mcp__fs__read", {"path": "src/.env"}, Action.DENY),
         ("Read", {"file_path": "/dev/fd/../cwd/docs/readme.md"}, Action.ASK),
         # A glob tool's pattern reveals the names in the directory it names, as LS does: allowed
-        # where ~/.ssh/* protects the files (test_default_policy: denied where ~/.ssh/ is)
-        ("Glob", {"pattern": "~/.ssh/*"}, Action.ALLOW),
+        # where ~/.keys/* protects the files (denied where ~/.ssh/ is, as in the embedded default)
+        ("Glob", {"pattern": "~/.keys/*"}, Action.ALLOW),
+        ("Glob", {"pattern": "~/.ssh/*"}, Action.DENY),
         ("Glob", {"pattern": "**/*.py"}, Action.ALLOW),
         ("glob", {"pattern": "docs/*.md", "path": "."}, Action.ALLOW),
         ("Glob", {"pattern": "secrets/*"}, Action.ASK),

@@ -4,7 +4,8 @@ command, a working directory and the verdict it must get under the file's policy
 A case says ``"expect": ACTION`` (exactly) or ``"atLeast": ACTION`` (that or stricter: a bypass
 must be judged at least as strictly as its plain form). ``"files"`` are created under a temporary
 directory first, for cases that depend on what exists (globs, symlinks); ``{tmp}`` in a command or
-cwd stands for that directory. ``"xfail"`` marks a known gap, with its reason.
+cwd stands for that directory. ``"decidedBy"`` is text the decision's reason must hold: what refused
+it, for a case that matters for why. ``"xfail"`` marks a known gap, with its reason.
 """
 
 from __future__ import annotations
@@ -83,3 +84,5 @@ def test_case(case: dict[str, Any], cache_directory: Path, tmp_path: Path) -> No
         assert decision.action is Action.parse(case["expect"]), decision.reason
     else:
         assert decision.action >= Action.parse(case["atLeast"]), decision.reason
+    if "decidedBy" in case:
+        assert case["decidedBy"] in decision.reason, decision.reason

@@ -173,6 +173,7 @@ def run_config(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {"cwd": cwd, "searched": list(discovery.searched), "files": files}
     status = 0
     try:
+        from ..config.layers import inheritance
         from ..engine import Engine
 
         engine = Engine(args.config, cwd=cwd)
@@ -182,6 +183,7 @@ def run_config(args: argparse.Namespace) -> int:
                 "restrict_only": layer.restrict_only,
                 "files": list(layer.files),
                 "policies": sorted(layer.policies),
+                **({} if layer.name == "managed" else inheritance(layer)),
             }
             for layer in engine.policy_set.layers
         ]
@@ -200,12 +202,32 @@ def run_config(args: argparse.Namespace) -> int:
         print(f"{entry['role']}: {entry['path']} ({entry['format']} format){trust}")
     for layer in report.get("layers", []):
         kind = "can only tighten" if layer["restrict_only"] else "decides"
-        print(f"layer {layer['name']} ({kind}): {', '.join(layer['files'])}")
+        print(f"layer {layer['name']} ({kind}): {', '.join(layer['files']) or 'no file'}")
         print(f"  policies: {', '.join(layer['policies']) or 'none'}")
+        _print_inheritance(layer)
     if "problems" in report:
         print("invalid configuration:")
         print("\n".join(f"  {p}" for p in report["problems"]))
     return status
+
+
+def _print_inheritance(layer: dict[str, Any]) -> None:
+    """What a layer keeps of the embedded default and what its files change of it."""
+    if "extends" not in layer:  # the managed layer judges by its own rules alone
+        return
+    if layer["extends"]:
+        from ..config.presets import DEFAULT_POLICY
+
+        print(f"  extends the embedded default ({DEFAULT_POLICY}):")
+        kept = layer["protections"]
+        print(f"    its pathProtection: {', '.join(kept) if kept else 'none kept'}")
+        print(f"    its policies, unchanged: {', '.join(layer['inherited_policies']) or 'none'}")
+    print(f"  paths no location covers: {layer['uncovered']}")
+    if layer["changes"]:
+        print("  changes to the embedded default:")
+    for change in layer["changes"]:
+        at = f" ({change['at']})" if change["at"] else ""
+        print(f"    {change['kind']}: {change['text']}{at}")
 
 
 def _trust_state(path: str, recorded: str | None) -> str:

@@ -1,5 +1,5 @@
 """What you let through: policy trust / untrust (whether a project policy file may loosen yours) and
-policy approve / approvals / revoke (approvals written to a policy file: ``policy_engine/approvals.py``)."""
+policy approve / approvals / revoke (approvals, kept in the approvals store: ``approvals.py``)."""
 
 from __future__ import annotations
 
@@ -30,11 +30,15 @@ def _add_trust(commands: Any, name: str, text: str) -> None:
 
 APPROVE_EPILOG = """\
 An approval allows one command (exactly as `policy check --explain` shows it) or one file-tool path,
-in one policy, and nothing joined to it by ;, && or |. It never overrides pathProtection,
-self-protection, a managed deny or a more specific deny rule. The file keeps its comments.
+in one policy, and nothing joined to it by ;, && or |. It is kept in the approvals store
+($XDG_DATA_HOME/policy-engine/approvals.json), so no policy file changes meaning; --file writes it
+into that policy file instead (keeping its comments). It never overrides pathProtection,
+self-protection, a managed deny or a more specific deny rule: an approval that could not take
+effect is refused with the reason, and one that overrides a deny rule needs --force.
 
 examples:
   policy approve "npm run build"
+  policy approve --project "make test"                 # in this project's directory only
   policy approve --pattern "npm run *" --policy work
   policy approve --tool write --path "~/notes/*.md"
   policy approvals
@@ -42,34 +46,35 @@ examples:
 """
 
 
-def _add_scope(parser: argparse.ArgumentParser) -> None:
+def _add_scope(parser: argparse.ArgumentParser, verb: str) -> None:
     scope = parser.add_mutually_exclusive_group()
     scope.add_argument(
         "--user",
         dest="scope",
         action="store_const",
         const="user",
-        help="your user policy file (the default; with --config, the last file given)",
+        help=f"{verb} your approvals, in the approvals store (the default; with --config, the last "
+        "file given)",
     )
     scope.add_argument(
         "--project",
         dest="scope",
         action="store_const",
         const="project",
-        help="the trusted project policy file",
+        help=f"{verb} approvals limited to this project's directory (in the approvals store)",
     )
-    scope.add_argument("--file", metavar="FILE", help="this policy file")
+    scope.add_argument("--file", metavar="FILE", help=f"{verb} the approvalRules of this policy file")
 
 
 def _approvals_parser(
-    commands: Any, name: str, text: str, description: str, epilog: str | None = None
+    commands: Any, name: str, text: str, description: str, verb: str, epilog: str | None = None
 ) -> Any:
-    """A parser of the approvals commands: config options and the file scope."""
+    """A parser of the approvals commands: config options and the scope."""
     parser = commands.add_parser(
         name, formatter_class=HelpFormatter, help=text, description=description, epilog=epilog
     )
     add_config_options(parser)
-    _add_scope(parser)
+    _add_scope(parser, verb)
     return parser
 
 
@@ -77,8 +82,9 @@ def _add_approve(commands: Any) -> None:
     approve = _approvals_parser(
         commands,
         "approve",
-        "allow one command or file path from now on (written to a policy file)",
+        "allow one command or file path from now on (kept in the approvals store)",
         "Add an approval: an allow for one command (or a pattern you choose) or one path.",
+        "keep it among",
         APPROVE_EPILOG,
     )
     approve.add_argument("--tool", default="bash", help="tool name, canonical or an agent's (default: bash)")
@@ -106,7 +112,12 @@ def _add_approve(commands: Any) -> None:
     approve.add_argument(
         "--allow-unanalyzed",
         action="store_true",
-        help="also waive what the analysis cannot prove (honoured in your user file only)",
+        help="also waive what the analysis cannot prove (honoured in your approvals and user file only)",
+    )
+    approve.add_argument(
+        "--force",
+        action="store_true",
+        help="approve it even though it overrides a deny rule of the policy",
     )
     approve.add_argument("command_text", nargs="?", metavar="COMMAND", help="the bash command to approve")
 
@@ -115,8 +126,9 @@ def _add_approvals(commands: Any) -> None:
     approvals = _approvals_parser(
         commands,
         "approvals",
-        "list the approvals of your user and project policy files",
+        "list the approvals: the approvals store's, then those in policy files",
         "List approvals, numbered for `policy revoke`.",
+        "list",
     )
     approvals.add_argument("--json", action="store_true", help="print the list as JSON")
 
@@ -127,6 +139,7 @@ def _add_revoke(commands: Any) -> None:
         "revoke",
         "remove an approval (by its number in `policy approvals`)",
         "Remove approval N, as numbered by `policy approvals` with the same options.",
+        "remove from",
     )
     revoke.add_argument("number", type=int, metavar="N", help="the approval's number")
 
@@ -174,26 +187,29 @@ def run_untrust(args: argparse.Namespace) -> int:
     return 0
 
 
-def _approval_files(args: argparse.Namespace) -> list[tuple[str, str]]:
-    """(scope, file) of the files an approvals command works on."""
-    from ..approvals import approval_file, scope_files
+def _listed(args: argparse.Namespace) -> list[Any]:
+    """The approvals an approvals command works on: those of ``--file``, else of the ``--config``
+    files, else (discovery) the store's and those in the user and project files; ``--user`` and
+    ``--project`` keep the store's (the project's: those limited to this project)."""
+    from ..approvals import every_approval, listed_in, project_directory, stored
 
     cwd = os.path.abspath(args.cwd or os.getcwd())
     if args.file:
-        return [("file", os.path.abspath(args.file))]
-    if args.scope:
-        return [(args.scope, approval_file(args.scope, cwd, os.environ))]
+        return listed_in(os.path.abspath(args.file))
     if args.config:
-        return [("file", os.path.abspath(path)) for path in args.config]
-    return scope_files(cwd, os.environ)
+        return [item for path in args.config for item in listed_in(os.path.abspath(path))]
+    if args.scope == "user":
+        return [item for item in stored(os.environ) if "project" not in item.rule]
+    if args.scope == "project":
+        directory = project_directory(cwd, os.environ)
+        return [item for item in stored(os.environ) if item.rule.get("project") == directory]
+    return every_approval(cwd, os.environ)
 
 
 def run_approve(args: argparse.Namespace) -> int:
-    from ..approvals import add, approval_for
+    from ..approvals import STORE, approval_for, approve, project_directory
 
     tool_input = input_json(args.input)
-    if args.allow_unanalyzed and args.scope == "project":
-        raise UsageError("--allow-unanalyzed is honoured only in your user policy file")
     if args.session is not None:
         return _allow_for_session(args, tool_input)
     engine = engine_for(args)
@@ -209,13 +225,33 @@ def run_approve(args: argparse.Namespace) -> int:
         path=args.path,
         allow_unanalyzed=args.allow_unanalyzed,
     )
-    if not (args.scope or args.file or args.config):
-        args.scope = "user"
-    *_, (_, file) = _approval_files(args)  # with --config: the last file given
-    added = add(file, rule, os.environ)
-    print(f"{'approved' if added else 'already approved'} in {file}: {json.dumps(rule, ensure_ascii=False)}")
-    decision = engine_for(args).evaluate(call)
-    print(f"now {decision.action}: {decision.reason}")
+    if args.file:
+        target = os.path.abspath(args.file)
+    elif args.config:
+        target = os.path.abspath(args.config[-1])  # the store applies only where files are discovered
+    else:
+        target = STORE
+    if args.scope == "project":
+        if target != STORE:
+            raise UsageError(
+                "--project keeps the approval in the approvals store; leave out --file and --config"
+            )
+        rule["project"] = project_directory(engine.cwd, os.environ)
+    added, after, moved = approve(
+        rule,
+        lambda: engine_for(args).evaluate(call),
+        target=target,
+        env=os.environ,
+        force=args.force,
+        concrete=args.command_text is not None or call.tool != "bash",
+    )
+    if moved is not None:
+        print(f"moved {moved[1]} approval(s) from {moved[0]} to the approvals store")
+    where = "the approvals store" if target == STORE else target
+    print(
+        f"{'approved in' if added else 'already approved in'} {where}: {json.dumps(rule, ensure_ascii=False)}"
+    )
+    print(f"now {after.action}: {after.reason}")
     return 0
 
 
@@ -236,12 +272,11 @@ def _allow_for_session(args: argparse.Namespace, tool_input: Any) -> int:
 
 
 def run_approvals(args: argparse.Namespace) -> int:
-    from ..approvals import listed_in
-
-    listed = [item for _, file in _approval_files(args) for item in listed_in(file)]
+    listed = _listed(args)
     if args.json:
         entries = [
-            {"number": n, "file": i.file, "line": i.line, "rule": i.rule} for n, i in enumerate(listed, 1)
+            {"number": n, "file": i.file, "line": i.line, "stored": i.stored, "rule": i.rule}
+            for n, i in enumerate(listed, 1)
         ]
         print(json.dumps(entries, indent=2, ensure_ascii=False))
         return 0
@@ -253,13 +288,16 @@ def run_approvals(args: argparse.Namespace) -> int:
 
 
 def run_revoke(args: argparse.Namespace) -> int:
-    from ..approvals import listed_in, remove
+    from ..approvals import remove, remove_from_store
 
-    listed = [item for _, file in _approval_files(args) for item in listed_in(file)]
+    listed = _listed(args)
     if not 1 <= args.number <= len(listed):
         raise UsageError(f"there are {len(listed)} approvals; `policy approvals` numbers them")
     item = listed[args.number - 1]
-    rule = remove(item.file, item.position, os.environ)
+    if item.stored:
+        rule = remove_from_store(os.environ, item.position)
+    else:
+        rule = remove(item.file, item.position, os.environ)
     print(f"revoked in {item.file}: {json.dumps(rule, ensure_ascii=False)}")
     return 0
 

@@ -20,6 +20,7 @@ from ..fileio import atomic_write
 from ..model import Action, Origin
 from ..policy import (
     Breaker,
+    Change,
     CompiledPolicy,
     CompiledRule,
     InterpreterSettings,
@@ -36,8 +37,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 # 2: marshal, each policy marshalled apart; 3: a layer's mode; 4: protection senses, approval paths;
-# 5: a layer's log setting; 6: its onError; 7: each policy's rule index
-FORMAT = 7
+# 5: a layer's log setting; 6: its onError; 7: each policy's rule index; 8: what a layer keeps of
+# the embedded default, and what its files change of it
+FORMAT = 8
 KEEP = 16  # compiled files kept per cache directory; older ones are pruned on write
 
 
@@ -185,6 +187,7 @@ _RULE_FIELDS: tuple[type | tuple[type, ...], ...] = (
     _OPTIONAL,
     _OPTIONAL,
     _OPTIONAL,
+    _OPTIONAL,
 )
 _ACTIONS = tuple(Action)
 
@@ -192,8 +195,10 @@ _ACTIONS = tuple(Action)
 def _rule(value: Any, origins: dict[tuple[Any, ...], Origin]) -> CompiledRule:
     """A rule (a policy can hold a thousand of them: $safe-bash expands to hundreds). Rules expanded
     from one preset share one Origin, and their fields are checked once per distinct shape."""
-    action, tool, pattern, origin, message, unanalyzed, read_only, policy, preset, path, command = value
-    key = (*origin, action, tool, message, unanalyzed, read_only, policy, preset, path, command)
+    action, tool, pattern, origin, message, unanalyzed, read_only, policy, preset, path, command, within = (
+        value
+    )
+    key = (*origin, action, tool, message, unanalyzed, read_only, policy, preset, path, command, within)
     found = origins.get(key)
     if found is None:
         _expect(
@@ -204,7 +209,18 @@ def _rule(value: Any, origins: dict[tuple[Any, ...], Origin]) -> CompiledRule:
     else:
         _expect(isinstance(pattern, _OPTIONAL))
     return CompiledRule(
-        _ACTIONS[action], tool, pattern, found, message, unanalyzed, read_only, policy, preset, path, command
+        _ACTIONS[action],
+        tool,
+        pattern,
+        found,
+        message,
+        unanalyzed,
+        read_only,
+        policy,
+        preset,
+        path,
+        command,
+        within,
     )
 
 
@@ -324,6 +340,11 @@ def _layer(value: Any) -> Layer:
         self_protection,
         log,
         on_error,
+        extends,
+        fallback,
+        fallback_policy,
+        fallback_origin,
+        changes,
     ) = value
     _expect(isinstance(policies, dict))
     return Layer(
@@ -344,7 +365,17 @@ def _layer(value: Any) -> Layer:
         None if self_protection is None else _bool(self_protection),
         None if log is None else _bool(log),
         _opt_str(on_error),
+        _bool(extends),
+        tuple(map(_location, fallback)),
+        _opt_str(fallback_policy),
+        None if fallback_origin is None else _origin(fallback_origin),
+        tuple(map(_change, changes)),
     )
+
+
+def _change(value: Any) -> Change:
+    kind, text, origin = value
+    return Change(_str(kind), _str(text), None if origin is None else _origin(origin))
 
 
 def _policy_set(value: Any) -> PolicySet:

@@ -1,9 +1,7 @@
 """Compilation: policy files -> validated layers -> the immutable :class:`PolicySet` the engine runs.
 
 This is the only place that imports json5, pydantic and pathspec; it runs when the cache misses.
-It decides the layers (DESIGN.md): the managed file and an untrusted project file only tighten,
-while the base layer (explicit files, else the user file merged with a trusted project file, else
-the embedded default) decides.
+Which files form which layer, and what each keeps of the embedded default, is ``layers.py``'s.
 """
 
 from __future__ import annotations
@@ -27,11 +25,12 @@ from ..policy import (
 from ..rules import expand_braces, winning_order
 from ..tools import BASH, canonical_tool
 from . import schema
-from .discover import EXPLICIT, MANAGED, PROJECT, USER, Source
+from .discover import APPROVALS, EXPLICIT, MANAGED, PROJECT, USER
 from .jsonc import Document, Path, key_path, parse
+from .layers import Member, Plan, changes, default_document, inherited, kept_protections, plan_layers
 from .merge import Provenance, merge, provenance_of
-from .presets import DEFAULT_POLICY, preset_files
-from .validate import check_local, check_references, validate_model
+from .presets import preset_files
+from .validate import check_local, check_references, check_rule, validate_model, validate_store
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -52,7 +51,8 @@ def load_presets() -> dict[str, schema.PatternPreset]:
 def compile_policy_set(inputs: Sequence[SourceText], project_root: str | None) -> PolicySet:
     """Parse, validate and compile ``inputs`` into layers; ConfigError lists every problem found."""
     presets = load_presets()
-    problems: list[Problem] = []
+    stored, problems = _stored_approvals([i for i in inputs if i.source.role == APPROVALS], presets)
+    inputs = [item for item in inputs if item.source.role != APPROVALS]
     documents: dict[int, Document] = {}
     for index, item in enumerate(inputs):
         try:
@@ -65,43 +65,96 @@ def compile_policy_set(inputs: Sequence[SourceText], project_root: str | None) -
         problems += check_local(document.data, where, presets)
     if len(documents) < len(inputs):  # a file that does not parse cannot be merged
         raise ConfigError(_unique(problems))
-
-    def pick(*roles: str, trusted: bool | None = None) -> list[tuple[SourceText, Document]]:
-        return [
-            (item, documents[i])
-            for i, item in enumerate(inputs)
-            if item.source.role in roles and (trusted is None or item.trusted == trusted)
-        ]
-
-    plans: list[tuple[str, bool, list[tuple[SourceText, Document]]]] = []
-    for item, document in pick(MANAGED):
-        plans.append(("managed", True, [(item, document)]))
-    explicit = pick(EXPLICIT)
-    base = explicit or pick(USER, PROJECT, trusted=True)
-    if base:
-        name = "config" if explicit else "+".join(item.source.role for item, _ in base)
-        plans.append((name, False, base))
-    else:
-        from .load import SourceText
-
-        with open(DEFAULT_POLICY, encoding="utf-8") as handle:
-            text = handle.read()
-        default = SourceText(Source("default", DEFAULT_POLICY), text)
-        plans.append(("embedded default", False, [(default, parse(text, DEFAULT_POLICY))]))
-    untrusted = pick(PROJECT, trusted=False)
-    if untrusted:
-        plans.append(("project (untrusted)", True, pick(USER) + untrusted))
-
+    members = [Member(item, documents[index]) for index, item in enumerate(inputs)]
+    plans, found = plan_layers(members)
+    problems += found
+    default = default_document()
+    managed = [member for member in members if member.role == MANAGED]
     layers = []
-    for name, restrict_only, members in plans:
-        data, where = merge([document for _, document in members])
+    for plan in plans:
+        merged = [inherited(default)] if plan.extends else []
+        data, where = merge(merged + [member.document for member in plan.members])
         config, found = validate_model(data, where)
         problems += found + check_references(data, where)
         if config is not None and not problems:
-            layers.append(_compile_layer(name, restrict_only, members, config, where, presets, project_root))
+            layer = _compile_layer(plan, config, where, presets, project_root)
+            if plan.extends:
+                layer = _extend(layer, plan, managed, default, data, presets)
+            elif plan.name != "managed":
+                layer = layer._replace(changes=tuple(changes(plan, managed, default, data)))
+            if plan.name != "managed":  # the user's approvals: where the user file applies
+                layer = layer._replace(approval_rules=layer.approval_rules + stored)
+            layers.append(layer)
     if problems:
         raise ConfigError(_unique(problems))
     return PolicySet(tuple(layers), project_root)
+
+
+def _stored_approvals(
+    items: Sequence[SourceText], presets: dict[str, schema.PatternPreset]
+) -> tuple[tuple[CompiledRule, ...], list[Problem]]:
+    """The approvals of the approvals store, compiled as the user's own (their allowUnanalyzed is
+    honoured), each limited to its project directory if it has one."""
+    rules: list[CompiledRule] = []
+    problems: list[Problem] = []
+    for item in items:
+        try:
+            document = parse(item.text, item.source.path)
+        except ConfigError as error:
+            problems += error.problems
+            continue
+        where = provenance_of(document)
+        store, found = validate_store(document.data, where)
+        problems += found
+        if store is None:
+            continue
+        for index, raw in enumerate(document.data["approvals"]):
+            problems += check_rule(raw, ("approvals", index), where, presets)
+        compiler = _LayerCompiler(where, presets)
+        rules += [
+            rule._replace(within=approval.project)
+            for index, approval in enumerate(store.approvals)
+            for rule in compiler.approval(approval, ("approvals", index))
+        ]
+    return tuple(rules), problems
+
+
+def _extend(
+    layer: Layer,
+    plan: Plan,
+    managed: list[Member],
+    default: Document,
+    data: dict[str, Any],
+    presets: dict[str, schema.PatternPreset],
+) -> Layer:
+    """``layer`` with what it keeps of the embedded default: its protections, and its locations and
+    defaultPolicy for the paths the layer's own do not cover (none when the layer has a
+    defaultPolicy of its own)."""
+    compiler = _LayerCompiler(provenance_of(default), presets)
+    kept = tuple(
+        entry
+        for pattern, value in kept_protections(plan, managed, default)
+        for entry in compiler.protection(pattern, _protection_value(value))
+    )
+    own_default = data.get("defaultPolicy") is not None
+    fallback = default.data.get("defaultPolicy")
+    return layer._replace(
+        extends=True,
+        protection=kept + layer.protection,
+        fallback=()
+        if own_default
+        else tuple(
+            LocationEntry(key, policy, compiler.origin(("locations", key)))
+            for key, policy in default.data.get("locations", {}).items()
+        ),
+        fallback_policy=None if own_default else fallback,
+        fallback_origin=None if own_default or not fallback else compiler.origin(("defaultPolicy",)),
+        changes=tuple(changes(plan, managed, default, data)),
+    )
+
+
+def _protection_value(value: Any) -> str | schema.ProtectionBySense:
+    return value if isinstance(value, str) else schema.ProtectionBySense.model_validate(value)
 
 
 def _unique(problems: list[Problem]) -> list[Problem]:
@@ -112,16 +165,15 @@ def _unique(problems: list[Problem]) -> list[Problem]:
 
 
 def _compile_layer(
-    name: str,
-    restrict_only: bool,
-    members: list[tuple[SourceText, Document]],
+    plan: Plan,
     config: schema.Config,
     where: Provenance,
     presets: dict[str, schema.PatternPreset],
     project_root: str | None,
 ) -> Layer:
-    project_files = {item.source.path for item, _ in members if item.source.role == PROJECT}
-    user_files = {item.source.path for item, _ in members if item.source.role in (USER, EXPLICIT)}
+    name, restrict_only = plan.name, plan.restrict_only
+    project_files = {m.item.source.path for m in plan.members if m.role == PROJECT}
+    user_files = {m.item.source.path for m in plan.members if m.role in (USER, EXPLICIT)}
     if config.selfProtection is False and where[("selfProtection",)].file in project_files:
         written = where[("selfProtection",)]
         raise ConfigError(
@@ -141,7 +193,7 @@ def _compile_layer(
     return Layer(
         name=name,
         restrict_only=restrict_only,
-        files=tuple(document.file for _, document in members),
+        files=tuple(member.document.file for member in plan.members),
         policies={n: compiler.policy(n, p) for n, p in config.policies.items()},
         locations=tuple(
             LocationEntry(

@@ -1,9 +1,9 @@
 """Finding the policy files that apply to a working directory, and explaining the search.
 
 Explicit files (``--config``, ``POLICY_ENGINE_CONFIG``) replace the search for user and project
-files. Otherwise: the user file (ours, else pi-control's global file) and the nearest project file
-walking up from the working directory (ours, else pi-control's). The managed file applies in every
-case. Standard library only: this runs on every hook call.
+files. Otherwise: the user file (ours, else pi-control's global file), the approvals store, and the
+nearest project file walking up from the working directory (ours, else pi-control's). The managed
+file applies in every case. Standard library only: this runs on every hook call.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ OUR_PROJECT = (".policy-engine", "policy.jsonc")
 PI_PROJECT = ((".pi", "extensions", "pi-controls.jsonc"), (".pi", "extensions", "pi-controls.json"))
 
 MANAGED, USER, PROJECT, EXPLICIT = "managed", "user", "project", "explicit"
+APPROVALS = "approvals"  # the approvals store (config/approvals.py): the user's, beside the user file
 
 
 class Source(Record):
@@ -66,6 +67,13 @@ def pi_agent_directory(env: Mapping[str, str]) -> str:
         home = home_directory(env)
         return home + value[1:] if value == "~" or value.startswith("~/") else value
     return os.path.join(home_directory(env), ".pi", "agent")
+
+
+def approvals_path(env: Mapping[str, str]) -> str:
+    """The approvals store, beside the trust store."""
+    return os.path.join(
+        xdg_directory(env, "XDG_DATA_HOME", ".local/share"), "policy-engine", "approvals.json"
+    )
 
 
 def user_candidates(env: Mapping[str, str]) -> list[Source]:
@@ -131,6 +139,12 @@ def discover(cwd: str, env: Mapping[str, str], explicit: Sequence[str] = ()) -> 
             searched.append(f"user: {candidate.path} (found)")
             break
         searched.append(f"user: {candidate.path} (not found)")
+    store = approvals_path(env)
+    if os.path.isfile(store):
+        sources.append(Source(APPROVALS, store, "store"))
+        searched.append(f"approvals: {store} (found)")
+    else:
+        searched.append(f"approvals: {store} (not found)")
     project, root = find_project(cwd, env)
     if project is None:
         searched.append(

@@ -95,6 +95,26 @@ class ApprovalRule(Rule):
         return self
 
 
+class StoredApproval(ApprovalRule):
+    """An approval in the approvals store (``policy approve``): an approval rule, with the project it
+    is limited to and when it was given."""
+
+    project: str | None = Field(
+        default=None,
+        pattern=r"^/",
+        description="The directory it is limited to (policy approve --project): it applies to calls "
+        "made there or below. Absent: everywhere.",
+    )
+    approvedAt: str | None = Field(default=None, description="When it was given (UTC, ISO 8601).")
+
+
+class ApprovalStore(_Strict):
+    """The approvals store, ``approvals.json`` (written by ``policy approve``)."""
+
+    version: Literal[1] = 1
+    approvals: list[StoredApproval] = Field(default_factory=list)
+
+
 class ProtectionBySense(_Strict):
     """pathProtection for reading and writing apart: ``{"read": "allow", "write": "deny"}``."""
 
@@ -195,6 +215,14 @@ class Config(_Strict):
     """A policy file (pi-control's format, accepted unchanged)."""
 
     schema_: str | None = Field(default=None, alias="$schema", description="JSON Schema for editors.")
+    extends: Literal["default"] | None = Field(
+        default="default",
+        description='What the file builds on. "default" (also when absent): the embedded default\'s '
+        "pathProtection stays (a pattern you name again takes your action), its policies are there "
+        "to use or redefine by name, and paths none of your locations (nor your defaultPolicy) "
+        "cover are judged by its locations and defaultPolicy. null drops all of it; only a user, "
+        "--config or managed file can (the managed file's choice wins).",
+    )
     policies: dict[str, Policy] = Field(default_factory=dict, description="Named policies.")
     locations: dict[str, str] = Field(
         default_factory=dict,

@@ -19,6 +19,7 @@ from ..tools import BASH, canonical_tool
 from . import schema
 from .jsonc import Path, json_type, key_path
 from .merge import Provenance
+from .presets import DEFAULT_POLICY
 
 
 def did_you_mean(name: str, choices: list[str] | tuple[str, ...]) -> str | None:
@@ -64,6 +65,16 @@ def validate_model(
         return None, problems
 
 
+def validate_store(data: Any, where: Provenance) -> tuple[schema.ApprovalStore | None, list[Problem]]:
+    """Validate the approvals store (``approvals.json``)."""
+    try:
+        return schema.ApprovalStore.model_validate(data), []
+    except ValidationError as error:
+        return None, [
+            _translate(item, data, where, _STORE_SHAPES) for item in error.errors(include_url=False)
+        ]
+
+
 _TYPE_NAMES = {
     "string_type": "a string",
     "int_type": "an integer",
@@ -83,19 +94,26 @@ _KEY_HINTS = {
 }
 
 
-def _model_at(path: Path) -> type[BaseModel] | None:
+# The model that validates the object at a path of a policy file, by the path's shape.
+_SHAPES: dict[tuple[Any, ...], type[BaseModel]] = {
+    (): schema.Config,
+    ("policies", str): schema.Policy,
+    ("policies", str, "rules", int): schema.Rule,
+    ("approvalRules", int): schema.ApprovalRule,
+    ("pathProtection", str): schema.ProtectionBySense,
+    ("tests", int): schema.PolicyTest,
+    ("interpreterAnalysis",): schema.InterpreterAnalysis,
+    ("agentTimeout",): schema.AgentTimeout,
+    ("nudgeTimeout",): schema.NudgeTimeout,
+}
+_STORE_SHAPES: dict[tuple[Any, ...], type[BaseModel]] = {
+    (): schema.ApprovalStore,
+    ("approvals", int): schema.StoredApproval,
+}
+
+
+def _model_at(path: Path, shapes: dict[tuple[Any, ...], type[BaseModel]]) -> type[BaseModel] | None:
     """The model that validates the object at ``path``, judged by the path's shape."""
-    shapes: dict[tuple[Any, ...], type[BaseModel]] = {
-        (): schema.Config,
-        ("policies", str): schema.Policy,
-        ("policies", str, "rules", int): schema.Rule,
-        ("approvalRules", int): schema.ApprovalRule,
-        ("pathProtection", str): schema.ProtectionBySense,
-        ("tests", int): schema.PolicyTest,
-        ("interpreterAnalysis",): schema.InterpreterAnalysis,
-        ("agentTimeout",): schema.AgentTimeout,
-        ("nudgeTimeout",): schema.NudgeTimeout,
-    }
     for shape, model in shapes.items():
         if len(shape) == len(path) and all(
             part == expected if not isinstance(expected, type) else isinstance(part, expected)
@@ -132,13 +150,18 @@ def _data_path(data: Any, loc: tuple[Any, ...]) -> tuple[Path, Any, bool]:
     return tuple(path), node, True
 
 
-def _translate(error: Any, data: dict[str, Any], where: Provenance) -> Problem:
+def _translate(
+    error: Any,
+    data: dict[str, Any],
+    where: Provenance,
+    shapes: dict[tuple[Any, ...], type[BaseModel]] = _SHAPES,
+) -> Problem:
     path, value, exists = _data_path(data, error["loc"])
     kind = error["type"]
     parent = path[:-1]
     name = path[-1] if path else ""
     if kind == "extra_forbidden":
-        model = _model_at(parent)
+        model = _model_at(parent, shapes)
         fields = _field_names(model) if model else []
         hint = _KEY_HINTS.get((model.__name__ if model else "", str(name))) or did_you_mean(str(name), fields)
         if hint is None and fields:
@@ -212,13 +235,13 @@ def check_local(data: dict[str, Any], where: Provenance, presets: dict[str, Any]
             rules = policy.get("rules") if isinstance(policy, dict) else None
             if isinstance(rules, list):
                 for index, rule in enumerate(rules):
-                    problems += _check_rule(rule, ("policies", name, "rules", index), where, presets)
+                    problems += check_rule(rule, ("policies", name, "rules", index), where, presets)
     approvals = data.get("approvalRules")
     if isinstance(approvals, list):
         for index, rule in enumerate(approvals):
             if isinstance(rule, str):
                 continue  # the schema reports it
-            problems += _check_rule(rule, ("approvalRules", index), where, presets)
+            problems += check_rule(rule, ("approvalRules", index), where, presets)
     locations = data.get("locations")
     if isinstance(locations, dict):
         for key in locations:
@@ -251,7 +274,7 @@ def location_key_problem(key: str) -> tuple[str, str] | None:
     return None
 
 
-def _check_rule(rule: Any, path: Path, where: Provenance, presets: dict[str, Any]) -> list[Problem]:
+def check_rule(rule: Any, path: Path, where: Provenance, presets: dict[str, Any]) -> list[Problem]:
     if isinstance(rule, str):
         return _check_preset_name(rule, path, where, presets, value=True)
     if not isinstance(rule, dict):
@@ -331,7 +354,12 @@ def check_references(data: dict[str, Any], where: Provenance) -> list[Problem]:
     """Names that must resolve within one layer: every location's policy and defaultPolicy."""
     policies = data.get("policies")
     names = sorted(policies) if isinstance(policies, dict) else []
-    defined = "defined policies: " + (", ".join(names) if names else "none")
+    # The embedded default's policies (config/layers.py) are there to use, but are not the files'.
+    inherited = [n for n in names if getattr(where.get(("policies", n)), "file", None) == DEFAULT_POLICY]
+    own = [n for n in names if n not in inherited]
+    defined = "defined policies: " + (", ".join(own) if own else "none")
+    if inherited:
+        defined += "; the embedded default's: " + ", ".join(inherited)
     references: list[tuple[Path, Any]] = []
     locations = data.get("locations")
     if isinstance(locations, dict):

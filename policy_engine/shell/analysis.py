@@ -201,8 +201,9 @@ class Analyzer:
         effects = command_effects(
             name, entry, words, Context(cwd, self.home, self.knowledge, stdin, self.code)
         )
-        text = " ".join([name, *(w.text for w in words[1:])])
-        own = Atom(BASH, text, tuple(accesses + effects.accesses), tuple(doubts + effects.doubts))
+        spoken = (name, *(w.text for w in words[1:]))
+        text = " ".join(spoken)
+        own = Atom(BASH, text, tuple(accesses + effects.accesses), tuple(doubts + effects.doubts), spoken)
         runs = effects.runs
         atoms: list[Atom] = []
         carried = not effects.atom and len(runs) == 1 and runs[0].code is None and not own.doubts

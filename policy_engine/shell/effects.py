@@ -345,7 +345,7 @@ def _at_file(collect: _Collector, value: Word, sense: str, directory: str | None
 
 
 def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
-    entry, parsed, rest = _parse(entry, args, posix=False)
+    entry, parsed, rest = _parse(entry, args, posix=bool(entry.get("posix")))
     _doubt(collect, entry)
     directory, into = _option_paths(collect, parsed, cwd)
     operands = [a.word for a in parsed if a.option is None]

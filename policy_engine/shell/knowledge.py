@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "commands.jsonc")
-FORMAT = 1
+FORMAT = 2  # 2: option aliases expanded, with their spellings
 
 
 class Knowledge:
@@ -98,6 +98,8 @@ def compile_knowledge(text: str) -> dict[str, Any]:
     data = KnowledgeFile.model_validate(document.data).model_dump(
         exclude_unset=True, by_alias=True, exclude={"commands": {"__all__": {"description"}}}
     )
+    for name, entry in data["commands"].items():
+        _expand_aliases(entry, name)
     for entry in data["commands"].values():
         _resolve_shared(entry)
         for module, target in entry.get("modules", {}).items():
@@ -110,6 +112,30 @@ def compile_knowledge(text: str) -> dict[str, Any]:
     data.setdefault("binDirectories", [])
     data.setdefault("secretVariables", [])
     return data
+
+
+def _expand_aliases(entry: dict[str, Any], where: str) -> None:
+    """Give every alias of an option the option's own spec, each spec naming all its ``spellings``
+    (the analysis then reads ``-f`` as ``--force``, and a pattern's option matches every spelling);
+    in every options table of the entry: its own, its subcommands', its modules', what ``set``
+    changes. An alias that is an option of its own beside it is a mistake in the data."""
+    options = entry.get("options")
+    if options:
+        for option, spec in list(options.items()):
+            if not isinstance(spec, dict) or not spec.get("aliases"):
+                continue
+            spec["spellings"] = [option, *spec.pop("aliases")]
+            for alias in spec["spellings"][1:]:
+                if alias in options:
+                    raise ValueError(f"{where}: {alias} is an alias of {option} and an option of its own")
+                options[alias] = spec
+        for option, spec in options.items():
+            if isinstance(spec, dict) and isinstance(spec.get("set"), dict):
+                _expand_aliases(spec["set"], f"{where} {option}")
+    for group in ("subcommands", "modules"):
+        for sub, value in (entry.get(group) or {}).items():
+            if isinstance(value, dict):
+                _expand_aliases(value, f"{where} {sub}")
 
 
 def _resolve_shared(entry: dict[str, Any]) -> None:

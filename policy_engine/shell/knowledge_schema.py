@@ -92,6 +92,20 @@ class Option(_Strict):
         default=None,
         description="A value that starts with @ (or NAME=@, NAME=<) names a file touched so (curl -d @file).",
     )
+    aliases: list[str] = Field(
+        default_factory=list,
+        description="The option's other spellings (git push --force: -f), read as this option by the "
+        "analysis and by policy patterns alike (deny `git push --force*` matches `git push -f`). An "
+        "alias must not be an option of its own beside it.",
+    )
+
+    @field_validator("aliases")
+    @classmethod
+    def _option_names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not re.fullmatch(r"--?[^\s=-][^\s=]*", name):
+                raise ValueError(f"{name!r} is not an option name (-x, --name)")
+        return value
 
 
 # A single word: "flag" (no argument), or what ``Option.takes`` says the argument is.
@@ -222,6 +236,11 @@ class Entry(_Strict):
         "pattern, or one computed at run time (tmux runs the commands after a `;` argument; jq's "
         "filter `$ENV` prints the environment). Checked for plain commands and, on every word, for "
         "commands with subcommands.",
+    )
+    posix: bool = Field(
+        default=False,
+        description="Options end at the first operand: the words after it belong to what it names "
+        "(docker run IMAGE CMD...: the command's options are not docker's).",
     )
     singleDash: bool = Field(
         default=False,
