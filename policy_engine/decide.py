@@ -75,7 +75,9 @@ class LayerJudge:
         policy_verdicts = []
         for target, senses in targets.items():
             located = self._locate(target, context)
-            verdict = self._policy_verdict(atom, target, located, context)._replace(sense=senses[-1])
+            verdict = self._policy_verdict(atom, target, located, context)._replace(
+                sense=senses[-1], scope=_scope(target, context.home)
+            )
             if located is not None and target not in redirected:
                 verdict = self._approved(atom, target, located, verdict, context.cwd)
             policy_verdicts.append(verdict)
@@ -122,7 +124,10 @@ class LayerJudge:
                     continue
                 checked.add((path, access.sense, access.tree))
                 hits = protections_hit(self._guards(context), path, access.sense, access.tree, context.search)
-                verdicts += [_protected(hit, how, self.layer, atom, path, access.sense) for hit, how in hits]
+                verdicts += [
+                    _protected(hit, how, self.layer, atom, path, access.sense, context.home)
+                    for hit, how in hits
+                ]
         for access in atom.accesses:
             if access.tree is not None:
                 for directory in self._locations_under(access.path, context):
@@ -271,7 +276,9 @@ class LayerJudge:
         )
 
 
-def _protected(hit: Protection, how: str, layer: Layer, atom: Atom, path: str, sense: Sense) -> Verdict:
+def _protected(
+    hit: Protection, how: str, layer: Layer, atom: Atom, path: str, sense: Sense, home: str
+) -> Verdict:
     """The verdict of a pathProtection hit; a walk too large to search is a doubt, at most as strict
     as the protection."""
     if how == UNSEARCHED:
@@ -291,7 +298,19 @@ def _protected(hit: Protection, how: str, layer: Layer, atom: Atom, path: str, s
         detail=hit.pattern,
         sense=sense,
         walked=how == UNDER,
+        scope=_scope(path, home) if how == UNDER else None,
     )
+
+
+def _scope(directory: str, home: str) -> str | None:
+    """What a walked directory is to the user, where it is more than itself."""
+    if directory == home:
+        return "the home directory"
+    if directory == "/":
+        return "the whole file system"
+    if inside(home, directory):
+        return "a directory that holds the home directory"
+    return None
 
 
 # Which explicit tool rules govern a bash access of each sense.

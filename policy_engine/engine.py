@@ -16,7 +16,7 @@ from .errors import ConfigError, Problem
 from .model import MODES, Action, Atom, Decision, ToolCall, Verdict
 from .paths import normalize, spellings
 from .protect import Search
-from .reasons import reason, unenforced
+from .reasons import UNTRUSTED, reason, unenforced, untrusted_note
 from .selfprotect import self_protections
 from .sessions import DEFAULT_TTL, atom_key, now
 from .state import MemoryState, StateError
@@ -120,11 +120,13 @@ class Engine:
         mode: str | None = None,
         state: StateStore | None = None,
         log: str | None = None,
+        discovery: Discovery | None = None,
     ) -> None:
         env = os.environ if env is None else env
         explicit = [config] if isinstance(config, str | os.PathLike) else list(config or [])
         self.cwd = os.path.abspath(cwd or os.getcwd())
-        self.discovery: Discovery = discover(self.cwd, env, [os.fspath(p) for p in explicit])
+        # discovery: the files to use, found otherwise (policy test judges a project file so).
+        self.discovery: Discovery = discovery or discover(self.cwd, env, [os.fspath(p) for p in explicit])
         use_cache = cache_enabled(env) if use_cache is None else use_cache
         self.policy_set: PolicySet = load(self.discovery, env, use_cache=use_cache)
         self.home = os.path.normpath(home_directory(env))
@@ -140,6 +142,9 @@ class Engine:
         self._reader: Reader | None = None
         self.state: StateStore = MemoryState() if state is None else state
         self._layers = {layer.name: layer for layer in self.policy_set.layers}
+        # An untrusted project file: a reason says so where it would have let a call through.
+        untrusted = self._layers.get(UNTRUSTED)
+        self._untrusted_file = untrusted.files[-1] if untrusted is not None else None
         self.log_path = log if log is not None and logging_enabled(env, self.policy_set) else None
         self._log_failed = False
         self.on_error = str(layer_setting(self.policy_set, "on_error", "deny"))
@@ -216,6 +221,8 @@ class Engine:
             if tripped is not None:
                 judged, action, breaker, message = action, tripped.action, tripped.breaker, None
                 text = f"{reason(action, decisive, call, verdicts, judged=judged)} {tripped.note}"
+        if self._untrusted_file is not None and judged is None:
+            text += untrusted_note(action, decisive, verdicts, self._untrusted_file)
         if troubles:
             text += f" ({'; '.join(dict.fromkeys(troubles))})"
         decision = Decision(

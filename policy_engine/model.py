@@ -130,7 +130,8 @@ class Verdict(Record):
     ``unrestricted`` (no policy covers the target). ``beat`` holds the other rules that matched and
     lost on specificity or the tie-break; ``sense`` how the atom touches ``target`` (None: the
     atom touches no path and is judged at its working directory); ``walked`` that a protection
-    hit a path under ``target``, a directory the atom walks whole.
+    hit a path under ``target``, a directory the atom walks whole, and ``scope`` what that
+    directory is to the user when it is more than a directory ("the home directory").
     """
 
     action: Action
@@ -147,6 +148,7 @@ class Verdict(Record):
     detail: str | None = None
     sense: Sense | None = None
     walked: bool = False
+    scope: str | None = None
 
 
 class Decision(Record):

@@ -58,27 +58,47 @@ def why(verdict: Verdict) -> str:
             f"({verdict.origin})"
         )
     elif verdict.kind == "protection" and verdict.origin == SELF_ORIGIN:
-        text = (
-            f'"{verdict.target}" {"holds" if verdict.walked else "is"} the policy engine\'s own '
-            f'configuration or state, or agent settings that load it ("{verdict.detail}"): self-protection '
-            "keeps an agent from changing what judges it; a person can edit it, or turn this off with "
-            '"selfProtection": false in the user policy file'
+        where = (
+            f'{_walk(verdict)}everything under "{verdict.target}", which holds'
+            if verdict.walked
+            else f'"{verdict.target}" is'
         )
+        text = (
+            f"{where} the policy engine's own configuration or state, or agent settings that load it "
+            f'("{verdict.detail}"): self-protection keeps an agent from changing what judges it; a person '
+            "can change it outside the agent"
+        )
+    elif verdict.kind == "protection" and verdict.walked:
+        text = (
+            f'{_walk(verdict)}everything under "{verdict.target}", which holds paths protected by '
+            f'pathProtection "{verdict.detail}" ({verdict.origin})'
+        )
+        if verdict.sense in (Sense.READ, Sense.EXEC, None):
+            text += "; name the files it needs instead"
     elif verdict.kind == "protection":
         protected = "is protected by" if verdict.action >= Action.ASK else "matches"
         text = f'path "{verdict.target}" {protected} pathProtection "{verdict.detail}" ({verdict.origin})'
-        if verdict.walked:
-            text = (
-                f'the command walks everything under "{verdict.target}", which holds paths protected '
-                f'by pathProtection "{verdict.detail}" ({verdict.origin}); name the files it needs instead'
-            )
     elif verdict.kind == "doubt":
         text = f"{verdict.detail}; what cannot be proven safe gets {verdict.action}"
     else:
         text = f"no policy covers {verdict.target}"
-    if verdict.layer in ("managed", "project (untrusted)"):
+    if verdict.layer in ("managed", UNTRUSTED):
         text += f" [{verdict.layer} layer]"
     return text
+
+
+# How a command that walks a directory whole touches everything in it, by the sense of the walk.
+_WALKS = {
+    Sense.DELETE: "deleting it deletes",
+    Sense.WRITE: "the command changes",
+    Sense.UNKNOWN: "the command touches",
+}
+
+
+def _walk(verdict: Verdict) -> str:
+    """How the reason of a walked protection starts: what walking the directory does to everything
+    in it (what the directory is, the home directory, is said where its path is named)."""
+    return _WALKS.get(verdict.sense, "the command reads") + " " if verdict.walked else ""  # type: ignore[arg-type]
 
 
 _DOES = {
@@ -105,11 +125,35 @@ def refused(action: Action, decisive: Verdict, verdicts: Sequence[Verdict]) -> s
             targets = by_sense.setdefault(verdict.sense, [])
             if verdict.target not in targets:
                 targets.append(verdict.target)
+    scopes = {v.target: v.scope for v in verdicts if v.atom == atom and v.scope}
     parts = []
     for sense, targets in by_sense.items():
         more = f" and {len(targets) - SHOWN_TARGETS} more" if len(targets) > SHOWN_TARGETS else ""
-        parts.append(f"{_DOES[sense]} {', '.join(targets[:SHOWN_TARGETS])}{more}")
+        named = [f"{t} ({scopes[t]})" if t in scopes else t for t in targets[:SHOWN_TARGETS]]
+        parts.append(f"{_DOES[sense]} {', '.join(named)}{more}")
     return " ".join(filter(None, [shown, "; ".join(parts)]))
+
+
+UNTRUSTED = "project (untrusted)"
+
+
+def untrusted_note(action: Action, decisive: Verdict | None, verdicts: Sequence[Verdict], file: str) -> str:
+    """What to add to a reason when the project file ``file`` would have let the call through but is
+    not trusted (it only tightens until a person trusts it): the file and the command that trusts it."""
+    if decisive is None or action < Action.ASK or decisive.layer == UNTRUSTED:
+        return ""
+    theirs = [v for v in verdicts if v.layer == UNTRUSTED and v.atom == decisive.atom]
+    if not theirs:
+        return ""
+    strictest = max(theirs, key=lambda v: v.action)
+    if strictest.action >= action or strictest.origin is None or strictest.origin.file != file:
+        return ""
+    would = "allows it" if strictest.action is Action.ALLOW else f"gives it {strictest.action}"
+    return (
+        f" The project policy file {file} {would} ({why(strictest).removesuffix(f' [{UNTRUSTED} layer]')}),"
+        " but it is not trusted, so it can only make decisions stricter; once a person has reviewed it,"
+        " `policy trust` lets it decide."
+    )
 
 
 def unenforced(mode: str, judged: Action, text: str) -> str:

@@ -89,9 +89,11 @@ def test_a_project_files_tests_run_in_its_project(sandbox: Sandbox) -> None:
     )
     result = sandbox.run("test", cwd=project)  # the discovered files
     assert result.returncode == 0, result.stdout
-    assert (
-        result.stdout.strip() == "3 tests in 1 files: 0 failed"
-    )  # notes is in $cwd: the project; /elsewhere: the embedded default
+    # Untrusted, it is judged as it applies: it tightens (its write deny holds) and says so; notes
+    # is in $cwd, the project; /elsewhere is judged by the embedded default.
+    note, summary = result.stdout.strip().splitlines()
+    assert note.startswith(f"{project / '.policy-engine' / 'policy.jsonc'}: not trusted")
+    assert summary == "3 tests in 1 files: 0 failed"
 
 
 def test_every_example_carries_tests_that_pass(sandbox: Sandbox) -> None:

@@ -163,7 +163,7 @@ def project(sandbox: Sandbox) -> Path:
 
 SETTINGS = "the policy engine's own configuration"  # self-protection
 PROTECTED = "is protected by pathProtection"
-WALKS = "the command walks everything under"
+WALKS = "everything under"  # the command reads, copies or deletes everything under the tree
 
 # command ({home}: the sandbox's home directory), decision, a phrase of its reason
 RED_TEAM_CASES: list[tuple[str, Action, str]] = [

@@ -134,7 +134,8 @@ def test_a_project_file_cannot_turn_it_off(sandbox: Sandbox) -> None:
         sandbox.engine(cwd=project)
     (problem,) = caught.value.problems
     assert (problem.line, problem.key) == (2, "selfProtection")
-    assert "user policy" in (problem.hint or "")
+    # The hint is for the person; an agent reading it is not told how to turn a protection off.
+    assert "never a project's" in (problem.hint or "") and "false" not in (problem.hint or "")
 
 
 def test_the_managed_file_decides_over_the_user(sandbox: Sandbox) -> None:

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 _MODULES = {
     "check": "check",
     "config": "check",
+    "init": "init",
+    "presets": "init",
     "trust": "trust",
     "untrust": "trust",
     "approve": "trust",

@@ -22,12 +22,19 @@ def _add_test(commands: Any) -> None:
         formatter_class=HelpFormatter,
         help='run the tests written in policy files (their "tests" key)',
         description='Judge every call listed under a policy file\'s "tests" with the whole engine, '
-        "against that file alone, and report each one that does not get its expected decision.",
+        "against that file alone (over the embedded default it extends), and report each one that does "
+        "not get its expected decision. An untrusted project file is judged as it applies now: it can "
+        "only make decisions stricter.",
         epilog="exit status: 0 every test passed; 1 a test failed; 3 a file is invalid.",
     )
     test.add_argument("files", nargs="*", metavar="FILE", help="policy files (default: the discovered ones)")
     test.add_argument("--cwd", metavar="DIR", help="where to discover policy files (default: here)")
     test.add_argument("--json", action="store_true", help="print the results as JSON")
+    test.add_argument(
+        "--assume-trusted",
+        action="store_true",
+        help="judge an untrusted project file as if it were trusted (as in CI, before `policy trust`)",
+    )
 
 
 def _add_lint(commands: Any) -> None:
@@ -86,7 +93,9 @@ def run_test(args: argparse.Namespace) -> int:
     from ..filetests import describe, run_file
 
     files = _policy_files(args)
-    results = [result for path in files for result in run_file(path, os.environ)]
+    results = [
+        result for path in files for result in run_file(path, os.environ, assume_trusted=args.assume_trusted)
+    ]
     failed = [result for result in results if not result.passed]
     if args.json:
         print(
@@ -100,6 +109,7 @@ def run_test(args: argparse.Namespace) -> int:
                         "expected": str(r.expect),
                         "action": str(r.decision.action),
                         "reason": r.decision.reason,
+                        "untrusted": r.untrusted,
                     }
                     for r in results
                 ],
@@ -108,6 +118,11 @@ def run_test(args: argparse.Namespace) -> int:
             )
         )
     else:
+        for file in dict.fromkeys(r.file for r in results if r.untrusted):
+            print(
+                f"{file}: not trusted, so judged as it applies now: it can only make decisions stricter "
+                "(once reviewed, `policy trust` lets it decide; --assume-trusted judges it as trusted)"
+            )
         for result in failed:
             print(describe(result))
         print(f"{len(results)} tests in {len(files)} files: {len(failed)} failed")
@@ -116,11 +131,11 @@ def run_test(args: argparse.Namespace) -> int:
 
 def _policy_files(args: argparse.Namespace) -> list[str]:
     """The files named, else the discovered ones; UsageError when there are none."""
-    from ..config.discover import discover
+    from ..config.discover import APPROVALS, discover
 
     cwd = os.path.abspath(args.cwd or os.getcwd())
     files = [os.path.abspath(path) for path in args.files] or [
-        s.path for s in discover(cwd, os.environ).sources
+        s.path for s in discover(cwd, os.environ).sources if s.role != APPROVALS
     ]
     if not files:
         raise UsageError("no policy file given or found")

@@ -184,7 +184,7 @@ def _compile_layer(
                     written.place.key_column,
                     "selfProtection",
                     "a project file cannot turn self-protection off",
-                    'set "selfProtection": false in your user policy file if you really mean it',
+                    "remove the key: self-protection is its user's to set, never a project's",
                 )
             ]
         )
