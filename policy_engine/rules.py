@@ -173,9 +173,11 @@ class RuleBook:
                 by_options.append(rule)
         if by_options:  # what decides without them sets how strict they must be to decide
             baseline = next((r.action for r in matched if r not in by_options), self._default)
-            matched = [r for r in matched if r not in by_options or r.action >= baseline] + [
-                r for r in by_options if r.action < baseline
-            ]
+            weaker = [r for r in by_options if r.action < baseline]
+            matched = [r for r in matched if r not in weaker]
+            if not matched:
+                return RuleMatch(None, ())
+            return RuleMatch(matched[0], (*matched[1:], *weaker))
         if not matched:
             return RuleMatch(None, ())
         return RuleMatch(matched[0], tuple(matched[1:]))

@@ -132,3 +132,63 @@ def test_skipping_texts_without_a_trigger_never_changes_what_is_masked(text: str
     from policy_engine.secrets import mask_all
 
     assert mask(text) == mask_all(text)
+
+
+# ---- reasons a person can act on
+
+
+def test_a_call_an_untrusted_project_file_would_allow_names_the_file_and_policy_trust(
+    sandbox: Sandbox,
+) -> None:
+    project = sandbox.project(
+        "repo",
+        '{ "policies": { "team": { "defaultAction": "ask", "rules": ['
+        ' { "action": "allow", "tool": "bash", "pattern": "npm *" },'
+        ' { "action": "deny", "tool": "bash", "pattern": "make deploy" } ] } }, "locations": { ".": "team" } }',
+    )
+    file = project / ".policy-engine" / "policy.jsonc"
+    asked = sandbox.run("check", "npm ci", cwd=project)
+    assert asked.returncode == 10
+    assert f"The project policy file {file} allows it" in asked.stdout
+    assert "it is not trusted" in asked.stdout and "`policy trust` lets it decide" in asked.stdout
+    # Where the project file itself refuses, or agrees, nothing is added.
+    denied = sandbox.run("check", "make deploy", cwd=project)
+    assert denied.returncode == 20 and "not trusted" not in denied.stdout
+    assert "not trusted" not in sandbox.run("check", "git status", cwd=project).stdout
+    sandbox.run("trust", str(project))
+    assert sandbox.run("check", "npm ci", cwd=project).returncode == 0
+
+
+def test_deleting_the_home_directory_is_explained_as_that(sandbox: Sandbox) -> None:
+    (sandbox.home / ".ssh").mkdir()
+    repo = sandbox.project("repo")
+    result = sandbox.run("check", "rm -rf ~", cwd=repo)
+    assert result.returncode == 20
+    assert (
+        f"deletes {sandbox.home} (the home directory): deleting it deletes everything under" in result.stdout
+    )
+    assert "name the files it needs instead" not in result.stdout  # advice for searches, not deletes
+    whole = sandbox.run("check", "rm -rf /", cwd=repo).stdout
+    assert "deletes / (the whole file system)" in whole
+    searched = sandbox.run("check", "grep -r KEY ~", cwd=repo).stdout
+    assert "the command reads everything under" in searched and "name the files it needs instead" in searched
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo x > ~/.claude/settings.json",
+        "rm -rf {config}",
+        "cat ~/.ssh/id_rsa",
+        "rm -rf ~",
+        "sed -i s/deny/allow/ .policy-engine/policy.jsonc",
+    ],
+)
+def test_no_reason_tells_the_agent_how_to_turn_a_protection_off(sandbox: Sandbox, command: str) -> None:
+    (sandbox.home / ".ssh").mkdir()
+    sandbox.write(sandbox.user_config, "{}")
+    repo = sandbox.project("repo", "{}")
+    reason = sandbox.check_json(command.format(config=sandbox.user_config.parent), cwd=repo)["reason"]
+    assert reason.startswith("[policy-engine] Denied"), reason
+    for hint in ("selfProtection", "false", '"extends"', "null", "pathProtection:"):
+        assert hint not in reason, (hint, reason)

@@ -238,7 +238,10 @@ def matches(pattern: PatternReading, command: Reading, glob_matches: Callable[[s
     """Whether ``command`` is a command line ``pattern`` describes (see the module's docstring);
     ``glob_matches`` matches a word of the pattern against one of the command (rules.py's)."""
     if pattern.path != command.path:
-        return False
+        # `docker -H *` names no subcommand, and its * covers whichever follows (docker -H h ps).
+        deeper = command.path[: len(pattern.path)] == pattern.path and len(command.path) > len(pattern.path)
+        if not (deeper and pattern.open and all(word == ANY for word in pattern.operands)):
+            return False
     final = len(command.path) - 1
     used: set[int] = set()
     for want in pattern.options:

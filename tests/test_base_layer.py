@@ -1,0 +1,190 @@
+"""The embedded default is the base every configuration extends: its protections, its policies and
+its judgement of what no location covers stay, unless a user or managed file removes them
+explicitly ("extends": null, or a protection named again); a project file, trusted or not, can
+remove none of it. Every case runs the real CLI in a temporary HOME."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import Sandbox
+
+ALLOW, ASK, DENY, CONFIG_ERROR = 0, 10, 20, 3
+
+
+@pytest.fixture
+def home(sandbox: Sandbox) -> Sandbox:
+    """A fresh machine with secrets in the home directory and a repository to work in."""
+    (sandbox.home / ".ssh").mkdir()
+    (sandbox.home / ".ssh" / "id_rsa").write_text("KEY\n")
+    (sandbox.home / ".bashrc").write_text("# shell\n")
+    repo = sandbox.home / "repo"
+    repo.mkdir()
+    (repo / ".env").write_text("TOKEN=x\n")
+    return sandbox
+
+
+def status(sandbox: Sandbox, command: str, cwd: Path | None = None, *options: str) -> int:
+    return sandbox.run("check", *options, command, cwd=cwd or sandbox.home / "repo").returncode
+
+
+def test_a_user_file_with_one_allow_rule_keeps_every_default_protection(home: Sandbox) -> None:
+    home.write(
+        home.user_config,
+        '{ "policies": { "mine": { "defaultAction": "ask", "rules": ['
+        ' { "action": "allow", "tool": "bash", "pattern": "npm test*" } ] } },'
+        ' "locations": { "~/repo": "mine" } }',
+    )
+    assert status(home, "npm test") == ALLOW
+    assert status(home, "cat ~/.ssh/id_rsa") == DENY
+    assert status(home, "cat .env") == DENY
+    # Outside every location of the file: the default's "elsewhere" (pi-control: unrestricted).
+    assert status(home, "echo x >> ~/.bashrc") == ASK
+    assert status(home, "rm -rf ~/x") == ASK
+    outside = home.run(
+        "check", "--tool", "Write", "--input", '{"file_path": "/etc/hosts"}', cwd=home.home / "repo"
+    )
+    assert outside.returncode == ASK and 'policy "elsewhere"' in outside.stdout
+
+
+def test_a_trusted_project_file_that_allows_everything_does_not_open_the_machine(home: Sandbox) -> None:
+    repo = home.home / "repo"
+    home.write(
+        repo / ".policy-engine" / "policy.jsonc",
+        '{ "policies": { "all": { "defaultAction": "allow" } }, "locations": { ".": "all" } }',
+    )
+    assert home.run("trust", str(repo)).returncode == 0
+    assert status(home, "npm publish") == ALLOW  # its own directory: as it says
+    rm = home.run("check", "rm -rf ~", cwd=repo)
+    assert rm.returncode == DENY and "(the home directory)" in rm.stdout
+    assert status(home, "cat ~/.ssh/id_rsa") == DENY
+    assert status(home, "echo x >> ~/.bashrc") == ASK
+    assert status(home, "cat .env") == DENY  # in its own directory too
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_a_project_file_can_remove_nothing_of_the_default(home: Sandbox, trusted: bool) -> None:
+    repo = home.home / "repo"
+    home.write(
+        repo / ".policy-engine" / "policy.jsonc",
+        '{ "policies": { "all": { "defaultAction": "allow" } }, "locations": { ".": "all" },\n'
+        '  "pathProtection": { "~/.ssh/": "allow", ".env*": "allow" } }',
+    )
+    if trusted:
+        assert home.run("trust", str(repo)).returncode == 0
+    assert status(home, "cat ~/.ssh/id_rsa") == DENY
+    assert status(home, "cat .env") == DENY
+    shown = home.run("config", cwd=repo).stdout
+    assert 'kept: pathProtection "~/.ssh/": a project file cannot change the default\'s "deny"' in shown
+    dropped = home.write(repo / ".policy-engine" / "policy.jsonc", '{\n  "extends": null\n}\n')
+    if trusted:
+        home.run("trust", str(repo))
+    refused = home.run("check", "ls", cwd=repo)
+    assert refused.returncode == CONFIG_ERROR
+    assert f"{dropped}:2:3: extends: a project file cannot drop the embedded default" in refused.stderr
+
+
+def test_extends_null_in_the_user_file_drops_the_default_visibly(home: Sandbox) -> None:
+    home.write(
+        home.user_config,
+        '{\n  "extends": null,\n  "policies": { "mine": { "defaultAction": "ask" } },\n'
+        '  "locations": { "~/repo": "mine" }\n}\n',
+    )
+    assert status(home, "cat ~/.ssh/id_rsa", home.home) == ALLOW  # outside every location: unrestricted
+    assert status(home, "cat ~/.ssh/id_rsa") == ALLOW  # no protection left
+    shown = home.run("config", cwd=home.home / "repo").stdout
+    assert 'dropped: the embedded default is dropped ("extends": null)' in shown
+    assert f"({home.user_config}:2:3)" in shown
+    assert "paths no location covers: nothing: such paths are unrestricted" in shown
+    linted = home.run("lint", str(home.user_config)).stdout
+    assert f"{home.user_config}:2:3: PE113 warning: the embedded default is dropped" in linted
+
+
+def test_naming_a_default_protection_again_replaces_it_visibly(home: Sandbox) -> None:
+    home.write(home.user_config, '{\n  "pathProtection": { "~/.ssh/": { "read": "ask" } }\n}\n')
+    assert status(home, "cat ~/.ssh/id_rsa") == ASK
+    assert status(home, "cat .env") == DENY  # the others stay
+    shown = home.run("config").stdout
+    assert 'weakened: pathProtection "~/.ssh/" replaces the default\'s "~/.ssh/": "deny" becomes' in shown
+    assert "PE113 warning" in home.run("lint", str(home.user_config)).stdout
+
+
+def test_pathprotection_null_removes_nothing_and_says_so(home: Sandbox) -> None:
+    home.write(home.user_config, '{\n  "pathProtection": null\n}\n')
+    assert status(home, "cat ~/.ssh/id_rsa") == DENY
+    assert "noted: pathProtection null removes none of the default's protections" in home.run("config").stdout
+
+
+def test_the_managed_files_extends_wins(home: Sandbox) -> None:
+    home.write(home.user_config, '{ "extends": null }')
+    assert status(home, "cat ~/.ssh/id_rsa") == ALLOW
+    home.write(home.managed_config, '{ "extends": "default" }')
+    assert status(home, "cat ~/.ssh/id_rsa") == DENY
+    home.write(home.managed_config, '{ "extends": null }')
+    home.user_config.unlink()
+    assert status(home, "cat ~/.ssh/id_rsa") == ALLOW  # the administrator dropped it for everyone
+    home.write(home.managed_config, '{ "pathProtection": { "~/.ssh/": "ask" } }')
+    assert status(home, "cat ~/.ssh/id_rsa") == ASK  # a managed file may weaken one, too
+
+
+def test_a_policy_of_the_defaults_name_is_merged_over_it(home: Sandbox) -> None:
+    home.write(
+        home.user_config,
+        '{ "policies": { "project": { "rules": [ "$safe-bash",'
+        ' { "action": "allow", "tool": "bash", "pattern": "npm test*" } ] } } }',
+    )
+    assert status(home, "npm test") == ALLOW  # the default's $cwd location sends the project to it
+    assert status(home, "npm publish") == ASK  # its defaultAction is the default's
+    written = home.run("check", "--tool", "Write", "--input", '{"file_path": "x"}', cwd=home.home / "repo")
+    assert written.returncode == ASK  # its rules replace the default's: no write rule any more
+    report = json.loads(home.run("config", "--json", cwd=home.home / "repo").stdout)
+    (layer,) = report["layers"]
+    assert layer["extends"] and layer["inherited_policies"] == ["elsewhere"]
+    assert [c["kind"] for c in layer["changes"]] == ["redefined"]
+
+
+def test_a_defaultpolicy_of_ones_own_replaces_the_defaults_for_uncovered_paths(home: Sandbox) -> None:
+    home.write(
+        home.user_config,
+        '{ "policies": { "open": { "defaultAction": "allow" } }, "defaultPolicy": "open" }',
+    )
+    assert status(home, "npm publish") == ALLOW
+    assert status(home, "echo x >> ~/.bashrc") == ALLOW
+    assert status(home, "cat ~/.ssh/id_rsa") == DENY  # protections are not a policy: they stay
+    shown = home.run("config").stdout
+    assert 'replaced: defaultPolicy "open" judges every path your locations do not cover' in shown
+
+
+def test_pi_control_files_load_unchanged_and_gain_the_defaults_protections(home: Sandbox) -> None:
+    pi = home.root / "pi-agent" / "extensions" / "pi-controls.json"
+    home.write(
+        pi,
+        '{ "policies": { "strict": { "defaultAction": "deny", "rules": ['
+        ' { "action": "allow", "tool": "bash", "pattern": "git *" } ] } },'
+        ' "locations": { "/srv/work": "strict" } }',
+    )
+    assert home.run("check", "--cwd", "/srv/work", "git log", cwd=home.home).returncode == ALLOW
+    explained = home.run("check", "--cwd", "/srv/work", "npm install", cwd=home.home)
+    assert explained.returncode == DENY and 'policy "strict"' in explained.stdout  # its meaning stays
+    assert status(home, "cat ~/.ssh/id_rsa") == DENY  # pi-control: unrestricted outside /srv/work
+    assert status(home, "npm install") == ASK
+
+
+def test_config_shows_what_each_layer_inherits_and_overrides(home: Sandbox) -> None:
+    home.write(home.user_config, '{ "pathProtection": { "~/.netrc": "ask", "~/.vault/": "deny" } }')
+    shown = home.run("config").stdout
+    assert "layer user (decides):" in shown
+    assert "  extends the embedded default (" in shown
+    kept = next(line for line in shown.splitlines() if line.startswith("    its pathProtection: "))
+    assert "~/.ssh/" in kept and "~/.netrc" not in kept
+    assert "    its policies, unchanged: project, elsewhere" in shown
+    assert (
+        "  paths no location covers: the embedded default's locations: $cwd -> project, else elsewhere"
+        in shown
+    )
+    assert (
+        'weakened: pathProtection "~/.netrc" replaces the default\'s "~/.netrc": "deny" becomes "ask"'
+        in shown
+    )
