@@ -214,9 +214,20 @@ def why_not(decision: Decision) -> str:
 # changing the store or a file
 
 
+def _entries(env: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The store's entries; an ApprovalError (never a traceback) for a store that is not one."""
+    try:
+        return store.read_entries(env)
+    except (OSError, ValueError) as error:
+        raise ApprovalError(
+            f"the approvals store {store.store_path(env)} cannot be read ({error}): `policy approvals` "
+            "shows where it is broken; fix or remove it by hand"
+        ) from None
+
+
 def add_to_store(env: Mapping[str, str], rule: Mapping[str, Any]) -> bool:
     """Append ``rule`` to the store; False when the same approval is there already."""
-    entries = store.read_entries(env)
+    entries = _entries(env)
     if any(_same(entry, rule) for entry in entries):
         return False
     store.write_entries(env, [*entries, store.stamped(rule)])
@@ -230,7 +241,7 @@ def _same(entry: Mapping[str, Any], rule: Mapping[str, Any]) -> bool:
 
 
 def remove_from_store(env: Mapping[str, str], index: int) -> dict[str, Any]:
-    entries = store.read_entries(env)
+    entries = _entries(env)
     if not 0 <= index < len(entries):
         raise ApprovalError(f"the store has {len(entries)} approvals; there is no number {index + 1}")
     removed = entries.pop(index)

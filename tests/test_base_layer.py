@@ -129,16 +129,18 @@ def test_the_managed_files_extends_wins(home: Sandbox) -> None:
     assert status(home, "cat ~/.ssh/id_rsa") == ASK  # a managed file may weaken one, too
 
 
-def test_a_policy_of_the_defaults_name_is_merged_over_it(home: Sandbox) -> None:
+def test_a_policy_of_the_defaults_name_replaces_it_whole(home: Sandbox) -> None:
     home.write(
         home.user_config,
-        '{ "policies": { "project": { "rules": [ "$safe-bash",'
+        '{ "policies": { "project": { "defaultAction": "ask", "rules": [ "$safe-bash",'
         ' { "action": "allow", "tool": "bash", "pattern": "npm test*" } ] } } }',
     )
     assert status(home, "npm test") == ALLOW  # the default's $cwd location sends the project to it
-    assert status(home, "npm publish") == ASK  # its defaultAction is the default's
+    assert status(home, "npm publish") == ASK
     written = home.run("check", "--tool", "Write", "--input", '{"file_path": "x"}', cwd=home.home / "repo")
-    assert written.returncode == ASK  # its rules replace the default's: no write rule any more
+    assert written.returncode == ASK  # none of the default's rules: no write rule any more
+    home.write(home.user_config, '{ "policies": { "project": { "defaultAction": "deny" } } }')
+    assert status(home, "git status") == DENY  # as it says: nothing inherited
     report = json.loads(home.run("config", "--json", cwd=home.home / "repo").stdout)
     (layer,) = report["layers"]
     assert layer["extends"] and layer["inherited_policies"] == ["elsewhere"]

@@ -84,7 +84,8 @@ def _add_config(commands: Any) -> None:
         aliases=["status"],
         help="show which policy files apply, their layers and trust",
         description="Show where policy files were looked for, which were found, how they are layered "
-        "and trusted, and whether they are valid.",
+        "and trusted, what each layer keeps of the embedded default and changes of it, and whether "
+        "they are valid.",
     )
     add_config_options(config)
     config.add_argument("--json", action="store_true", help="print the report as JSON")

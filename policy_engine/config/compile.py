@@ -72,7 +72,7 @@ def compile_policy_set(inputs: Sequence[SourceText], project_root: str | None) -
     managed = [member for member in members if member.role == MANAGED]
     layers = []
     for plan in plans:
-        merged = [inherited(default)] if plan.extends else []
+        merged = [inherited(default, plan)] if plan.extends else []
         data, where = merge(merged + [member.document for member in plan.members])
         config, found = validate_model(data, where)
         problems += found + check_references(data, where)

@@ -10,8 +10,9 @@ managed layer, unless a user, explicit or managed file says ``"extends": null``)
 - the default's **protections**: a file's ``pathProtection`` adds to them; a user, explicit or
   managed file that names one of the default's patterns again replaces its action (that is how one
   protection is weakened, visibly); a project file's spelling of it applies beside the default's;
-- the default's **policies**, under their names, merged under the files' (a file that defines
-  ``project`` redefines the default's ``project``);
+- the default's **policies**, under their names, unless a file defines a policy of the same name,
+  which then replaces the default's whole (never inheriting its rules: a file's `"project":
+  {"defaultAction": "deny"}` denies everything, as it says);
 - the default's **judgement of what no location covers**: a path that none of the files'
   locations and no defaultPolicy of theirs covers is judged by the default's locations and
   defaultPolicy (``$cwd`` -> ``project``, else ``elsewhere``).
@@ -129,11 +130,18 @@ def _problem_at(document: Document, path: Path, message: str) -> Problem:
     )
 
 
-def inherited(default: Document) -> Document:
-    """What the files of a layer are merged over: the default's policies (its locations and
-    defaultPolicy judge only what the files leave uncovered; its protections are kept apart, see
-    :func:`kept_protections`)."""
-    return Document(default.file, {"policies": default.data["policies"]}, default.places)
+def inherited(default: Document, plan: Plan) -> Document:
+    """What the files of a layer are merged over: the default's policies that none of them defines
+    (its locations and defaultPolicy judge only what the files leave uncovered; its protections are
+    kept apart, see :func:`kept_protections`)."""
+    defined = {
+        name
+        for member in plan.members
+        if isinstance(member.document.data, dict) and isinstance(member.document.data.get("policies"), dict)
+        for name in member.document.data["policies"]
+    }
+    policies = {name: p for name, p in default.data["policies"].items() if name not in defined}
+    return Document(default.file, {"policies": policies}, default.places)
 
 
 def same_pattern(pattern: str) -> str:
@@ -221,7 +229,7 @@ def changes(plan: Plan, managed: Sequence[Member], default: Document, merged: di
                 found.append(
                     Change(
                         "redefined",
-                        f'policy "{name}" is merged over the default\'s of that name, to which the '
+                        f'policy "{name}" replaces the default\'s of that name, to which the '
                         f"default's locations ({_fallback_text(default)}) send the paths none of "
                         "yours cover",
                         _origin(member.document, ("policies", name)),

@@ -40,7 +40,14 @@ class Rule(_Strict):
     pattern: str | None = Field(
         default=None,
         description="Glob over the bash command (* any characters incl. spaces, ? one), or a "
-        '"$preset" such as "$safe-bash". A rule with a pattern matches bash commands only.',
+        '"$preset" such as "$safe-bash". A rule with a pattern matches bash commands only. A rule '
+        "that is not allow also matches the command line its pattern describes, read with the "
+        "command knowledge: leading words name the command and its subcommands (options before a "
+        "subcommand never hide it); a -x or --name word asks for that option anywhere among the "
+        "command's options, in any spelling the knowledge gives it (short or long, a unique prefix, "
+        "inside a bundle such as -rf, its value attached or not); other words are operands in "
+        "order; a lone * is any words, and a last word ending in * lets more follow. Such a match "
+        "decides only where it is at least as strict as what decides without it.",
     )
     message: str | None = Field(
         default=None,
