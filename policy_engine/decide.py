@@ -223,8 +223,7 @@ class LayerJudge:
             return Verdict(Action.ALLOW, "unrestricted", layer.name, atom, target)
         name, where = located
         policy = layer.policies[name]
-        reader = context.reader() if context.reader is not None and atom.command else None
-        winner, beaten = self._book(name).match(atom, reader)
+        winner, beaten = self._book(name).match(atom, context.reader if atom.command else None)
         if winner is None:
             return Verdict(
                 policy.default_action,

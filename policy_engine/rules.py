@@ -8,7 +8,7 @@ the first wildcard; a rule with a command ``pattern`` is more specific than any 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from .model import Action, Atom
@@ -144,12 +144,13 @@ class RuleBook:
             found = self._explicit[tool] = () if entry is None else tuple(self.rules[p] for p in entry[0])
         return found
 
-    def match(self, atom: Atom, reader: Reader | None = None) -> RuleMatch:
+    def match(self, atom: Atom, reader: Callable[[], Reader] | None = None) -> RuleMatch:
         """The winning rule for ``atom`` and the other rules that matched it.
 
         A rule with a command pattern matches only commands; a readOnly rule only atoms that
-        provably read and nothing else. With a ``reader`` (the shell knowledge), restrictive rules
-        also match by options (see the class).
+        provably read and nothing else. With a ``reader`` (what gives the shell knowledge's reader,
+        asked only when a restrictive rule's text does not match), restrictive rules also match by
+        options (see the class).
         """
         tool_rules = self._tools.get(atom.tool)
         if tool_rules is None:
@@ -167,7 +168,7 @@ class RuleBook:
             elif (
                 reader is not None
                 and rule.action is not Action.ALLOW
-                and reader.matches(rule.pattern, atom.words or tuple(command.split()), glob_matches)  # type: ignore[union-attr]
+                and reader().matches(rule.pattern, atom.words or tuple(command.split()), glob_matches)  # type: ignore[union-attr]
             ):
                 matched.append(rule)
                 by_options.append(rule)

@@ -461,3 +461,14 @@ def test_a_session_allow_does_not_cover_a_dangerous_assignment(engine: Engine) -
         "HOME=/tmp/h",
     ):
         assert engine.evaluate(session_call(f"{prefix} npm test", cwd)).action is Action.ASK, prefix
+
+
+def test_with_policy_engine_config_an_approval_goes_to_the_last_file_named(sandbox: Sandbox) -> None:
+    config = sandbox.write("team.jsonc", PLAIN)
+    env = {"POLICY_ENGINE_CONFIG": str(config)}
+    repo = sandbox.project("repo")
+    approved = sandbox.run("approve", "npm ci", cwd=repo, env=env)
+    assert approved.returncode == 0, approved.stderr
+    assert approved.stdout.startswith(f"approved in {config}:")
+    assert not store_of(sandbox).exists()  # the store does not apply where files stand alone
+    assert sandbox.run("approvals", cwd=repo, env=env).stdout.startswith(f"1. {config}:")

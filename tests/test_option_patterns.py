@@ -220,7 +220,7 @@ def test_option_awareness_never_loosens_a_decision(
     book = RuleBook(tuple(sorted(rules, key=winning_order)), default=default)
     reader = Reader(know)
     for atom in analyzer.atoms(name + line.removeprefix("git"), "/p"):
-        text, aware = book.match(atom), book.match(atom, reader)
+        text, aware = book.match(atom), book.match(atom, lambda: reader)
         plain = text.winner.action if text.winner else default
         found = aware.winner.action if aware.winner else default
         assert found >= plain, (atom.command, text.winner, aware.winner)

@@ -192,12 +192,14 @@ def _listed(args: argparse.Namespace) -> list[Any]:
     files, else (discovery) the store's and those in the user and project files; ``--user`` and
     ``--project`` keep the store's (the project's: those limited to this project)."""
     from ..approvals import every_approval, listed_in, project_directory, stored
+    from ..config.discover import explicit_paths
 
     cwd = os.path.abspath(args.cwd or os.getcwd())
     if args.file:
         return listed_in(os.path.abspath(args.file))
-    if args.config:
-        return [item for path in args.config for item in listed_in(os.path.abspath(path))]
+    explicit = args.config or explicit_paths(os.environ)
+    if explicit:
+        return [item for path in explicit for item in listed_in(os.path.abspath(path))]
     if args.scope == "user":
         return [item for item in stored(os.environ) if "project" not in item.rule]
     if args.scope == "project":
@@ -208,6 +210,7 @@ def _listed(args: argparse.Namespace) -> list[Any]:
 
 def run_approve(args: argparse.Namespace) -> int:
     from ..approvals import STORE, approval_for, approve, project_directory
+    from ..config.discover import EXPLICIT
 
     tool_input = input_json(args.input)
     if args.session is not None:
@@ -225,10 +228,11 @@ def run_approve(args: argparse.Namespace) -> int:
         path=args.path,
         allow_unanalyzed=args.allow_unanalyzed,
     )
+    explicit = [s.path for s in engine.discovery.sources if s.role == EXPLICIT]
     if args.file:
         target = os.path.abspath(args.file)
-    elif args.config:
-        target = os.path.abspath(args.config[-1])  # the store applies only where files are discovered
+    elif explicit:  # --config or POLICY_ENGINE_CONFIG: the store applies only where files are discovered
+        target = explicit[-1]
     else:
         target = STORE
     if args.scope == "project":
