@@ -147,7 +147,7 @@ class LayerJudge:
         separate verdicts, which an approval does not touch.
         """
         for approval in self._approvals:
-            if not _approves(approval, atom, target, located[0], self._home):
+            if not _approves(approval, atom, target, self._named(located), self._home):
                 continue
             if approval.within is not None and not inside(cwd, approval.within):
                 continue
@@ -215,15 +215,19 @@ class LayerJudge:
             return layer.fallback_policy, "defaultPolicy"
         return None
 
+    def _named(self, located: tuple[str, str]) -> str:
+        """The name of the located policy (its key in the layer may differ: config/compile.py)."""
+        return self.layer.policies[located[0]].name
+
     def _policy_verdict(
         self, atom: Atom, target: str, located: tuple[str, str] | None, context: Context
     ) -> Verdict:
         layer = self.layer
         if located is None:
             return Verdict(Action.ALLOW, "unrestricted", layer.name, atom, target)
-        name, where = located
-        policy = layer.policies[name]
-        winner, beaten = self._book(name).match(atom, context.reader if atom.command else None)
+        key, where = located
+        policy = layer.policies[key]
+        winner, beaten = self._book(key).match(atom, context.reader if atom.command else None)
         if winner is None:
             return Verdict(
                 policy.default_action,
@@ -231,7 +235,7 @@ class LayerJudge:
                 layer.name,
                 atom,
                 target,
-                name,
+                policy.name,
                 where,
                 origin=policy.default_origin,
             )
@@ -258,15 +262,14 @@ class LayerJudge:
         detail: str | None = None,
     ) -> Verdict:
         """The verdict of ``rule`` of the located policy, having beaten ``beaten``."""
-        name, where = located
         return Verdict(
             rule.action,
             "rule",
             self.layer.name,
             atom,
             target,
-            name,
-            where,
+            self._named(located),
+            located[1],
             rule,
             rule.origin,
             rule.message,

@@ -190,3 +190,22 @@ def test_config_shows_what_each_layer_inherits_and_overrides(home: Sandbox) -> N
         'weakened: pathProtection "~/.netrc" replaces the default\'s "~/.netrc": "deny" becomes "ask"'
         in shown
     )
+
+
+def test_a_trusted_project_file_cannot_redefine_how_uncovered_paths_are_judged(home: Sandbox) -> None:
+    repo = home.home / "repo"
+    home.write(
+        repo / ".policy-engine" / "policy.jsonc",
+        '{ "policies": { "elsewhere": { "defaultAction": "allow" }, "project": { "defaultAction": "allow" },'
+        ' "mine": { "defaultAction": "allow" } }, "locations": { "./sub": "elsewhere" } }',
+    )
+    (repo / "sub").mkdir()
+    assert home.run("trust", str(repo)).returncode == 0
+    outside = home.run("check", "echo x >> ~/.bashrc", cwd=repo)
+    assert outside.returncode == ASK and 'policy "elsewhere"' in outside.stdout
+    assert "default.jsonc" in outside.stdout  # the default's elsewhere, not the project's
+    assert status(home, "rm -rf ~/x") == ASK
+    assert status(home, "npm publish") == ASK  # the working directory, by the default's project
+    assert status(home, "touch sub/x") == ALLOW  # the project's own location uses its own
+    home.write(home.user_config, '{ "policies": { "elsewhere": { "defaultAction": "deny" } } }')
+    assert status(home, "echo x >> ~/.bashrc") == DENY  # the user's definition, never the project's

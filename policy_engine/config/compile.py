@@ -138,19 +138,56 @@ def _extend(
     )
     own_default = data.get("defaultPolicy") is not None
     fallback = default.data.get("defaultPolicy")
+    locations = [
+        LocationEntry(key, policy, compiler.origin(("locations", key)))
+        for key, policy in default.data.get("locations", {}).items()
+    ]
+    policies = dict(layer.policies)
+    if not own_default:
+        # A project file may define a policy of a name the default's locations send paths to, but
+        # not thereby judge what no location covers: those paths keep the user's definition.
+        keys = {
+            name: _outside_project(name, policies, plan, default, presets)
+            for name in {entry.policy for entry in locations} | ({fallback} if fallback else set())
+        }
+        locations = [entry._replace(policy=keys[entry.policy]) for entry in locations]
+        fallback = keys[fallback] if fallback else None
     return layer._replace(
+        policies=policies,
         extends=True,
         protection=kept + layer.protection,
-        fallback=()
-        if own_default
-        else tuple(
-            LocationEntry(key, policy, compiler.origin(("locations", key)))
-            for key, policy in default.data.get("locations", {}).items()
-        ),
+        fallback=() if own_default else tuple(locations),
         fallback_policy=None if own_default else fallback,
         fallback_origin=None if own_default or not fallback else compiler.origin(("defaultPolicy",)),
         changes=tuple(changes(plan, managed, default, data)),
     )
+
+
+def _outside_project(
+    name: str,
+    policies: dict[str, CompiledPolicy],
+    plan: Plan,
+    default: Document,
+    presets: dict[str, schema.PatternPreset],
+) -> str:
+    """The key of the policy ``name`` as the layer's files but its project file define it (the
+    user's, else the default's): where a project file redefines it, compiled apart into
+    ``policies`` under a key of its own, keeping ``name`` as its name."""
+    projects = [m for m in plan.members if m.role == PROJECT and name in _policy_names(m.document)]
+    if not projects:
+        return name
+    others = Plan(plan.name, plan.restrict_only, tuple(m for m in plan.members if m.role != PROJECT), True)
+    data, where = merge([inherited(default, others)] + [m.document for m in others.members])
+    key = f"{name} (outside the project file)"
+    policies[key] = _LayerCompiler(where, presets).policy(
+        name, schema.Policy.model_validate(data["policies"][name])
+    )
+    return key
+
+
+def _policy_names(document: Document) -> list[str]:
+    policies = document.data.get("policies") if isinstance(document.data, dict) else None
+    return list(policies) if isinstance(policies, dict) else []
 
 
 def _protection_value(value: Any) -> str | schema.ProtectionBySense:
