@@ -55,7 +55,7 @@ class LayerJudge:
         self.protection = layer.protection + extra_protection
         self._approvals = sorted(layer.approval_rules, key=winning_order)
         self._home = home
-        self._guarded: dict[tuple[str, str], tuple[Guard, ...]] = {}
+        self._guarded: dict[tuple[str, str, str], tuple[Guard, ...]] = {}
         self._location_directories: dict[str, list[str]] = {}
         self._books: dict[str, RuleBook] = {}
         self._directories: dict[tuple[tuple[int, str], str], tuple[str, ...]] = {}
@@ -73,11 +73,12 @@ class LayerJudge:
         # A redirection's target is not in the command's text, so an approval of the command
         # (`git status`) does not cover it (`git status > ~/.bashrc`).
         policy_verdicts = []
+        doubts = list(atom.doubts)
         for target, senses in targets.items():
             located = self._locate(target, context)
-            verdict = self._policy_verdict(atom, target, located, context)._replace(
-                sense=senses[-1], scope=_scope(target, context.home)
-            )
+            verdict, possible = self._policy_verdict(atom, target, located, context)
+            verdict = verdict._replace(sense=senses[-1], scope=_scope(target, context.home))
+            doubts += [_possibly(rule, atom) for rule in possible if rule.action >= Action.ASK]
             if located is not None and target not in redirected:
                 verdict = self._approved(atom, target, located, verdict, context.cwd)
             policy_verdicts.append(verdict)
@@ -94,11 +95,12 @@ class LayerJudge:
                         if target in redirected
                         else self._approved(atom, target, located, found, context.cwd)
                     )
-        if atom.doubts and not _trusted_unanalyzed(policy_verdicts):
+        if doubts and not _trusted_unanalyzed(policy_verdicts):
             action = self.layer.interpreter.unknown_action
             first = next(iter(targets))
             verdicts += [
-                Verdict(action, "doubt", self.layer.name, atom, first, detail=doubt) for doubt in atom.doubts
+                Verdict(action, "doubt", self.layer.name, atom, first, detail=doubt)
+                for doubt in dict.fromkeys(doubts)
             ]
         return verdicts
 
@@ -151,6 +153,8 @@ class LayerJudge:
                 continue
             if approval.within is not None and not inside(cwd, approval.within):
                 continue
+            if approval.confined is not None and not inside(target, approval.confined):
+                continue
             if (
                 verdict.kind == "rule"
                 and verdict.rule is not None
@@ -171,11 +175,16 @@ class LayerJudge:
         return verdict
 
     def _guards(self, context: Context) -> tuple[Guard, ...]:
-        """The layer's protections placed for the context's home and project root (memoized)."""
-        key = (context.home, context.project_root)
+        """The layer's protections placed for the context's home, project root and working
+        directory (memoized)."""
+        key = (context.home, context.project_root, context.cwd)
         found = self._guarded.get(key)
         if found is None:
-            found = self._guarded[key] = guards(self.protection, context.home, context.project_root)
+            if len(self._guarded) > 64:
+                self._guarded.clear()
+            found = self._guarded[key] = guards(
+                self.protection, context.home, context.project_root, context.cwd
+            )
         return found
 
     def _locations_under(self, path: str, context: Context) -> list[str]:
@@ -221,15 +230,17 @@ class LayerJudge:
 
     def _policy_verdict(
         self, atom: Atom, target: str, located: tuple[str, str] | None, context: Context
-    ) -> Verdict:
+    ) -> tuple[Verdict, tuple[CompiledRule, ...]]:
+        """The located policy's verdict, and its restrictive rules that may match depending on what
+        bash computes (rules.py)."""
         layer = self.layer
         if located is None:
-            return Verdict(Action.ALLOW, "unrestricted", layer.name, atom, target)
+            return Verdict(Action.ALLOW, "unrestricted", layer.name, atom, target), ()
         key, where = located
         policy = layer.policies[key]
-        winner, beaten = self._book(key).match(atom, context.reader if atom.command else None)
+        winner, beaten, possible = self._book(key).match(atom, context.reader if atom.command else None)
         if winner is None:
-            return Verdict(
+            verdict = Verdict(
                 policy.default_action,
                 "default",
                 layer.name,
@@ -239,7 +250,8 @@ class LayerJudge:
                 where,
                 origin=policy.default_origin,
             )
-        return self._rule_verdict(atom, target, located, winner, beaten)
+            return verdict, possible
+        return self._rule_verdict(atom, target, located, winner, beaten), possible
 
     def _explicit_verdict(
         self, atom: Atom, target: str, located: tuple[str, str], tool: str
@@ -301,6 +313,15 @@ def _protected(
         sense=sense,
         walked=how == UNDER,
         scope=_scope(path, home) if how == UNDER else None,
+    )
+
+
+def _possibly(rule: CompiledRule, atom: Atom) -> str:
+    """The doubt of a rule that may match, depending on words bash computes."""
+    words = ", ".join(f"`{atom.words[i]}`" for i in atom.computed if i < len(atom.words))
+    return (
+        f"{words} {'is' if ',' not in words else 'are'} computed when the command runs, and may be an "
+        f"option that rule {rule.label()} ({rule.origin}) refuses"
     )
 
 

@@ -94,8 +94,10 @@ class Atom(Record):
 
     ``command`` is the normalized command text for bash atoms and None for other tools, and
     ``words`` the command's words as the shell hands them over (a quoted word with spaces stays one
-    word: the text joins them with spaces), when the analysis knows them. ``doubts`` are what the
-    analysis could not prove; each one raises the verdict to the unknown action.
+    word: the text joins them with spaces), when the analysis knows them, and ``computed`` the
+    positions of those that bash computes when it runs (``$F``, ``$(cmd)``, an unquoted glob): their
+    text is their source spelling. ``doubts`` are what the analysis could not prove; each one raises
+    the verdict to the unknown action.
     """
 
     tool: str
@@ -103,6 +105,7 @@ class Atom(Record):
     accesses: tuple[Access, ...] = ()
     doubts: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
+    computed: tuple[int, ...] = ()
 
     @property
     def read_only(self) -> bool:

@@ -17,8 +17,9 @@ class CompiledRule(Record):
 
     Only approvals carry ``policy`` (the policy they apply to; None: every policy of their layer)
     ``path`` (for a file tool: the absolute path or glob of the paths they approve), ``command``
-    (for bash: the one normalized command they approve, compared exactly) and ``within`` (the
-    directory a project approval is limited to: calls made there or below)."""
+    (for bash: the one normalized command they approve, compared exactly), ``within`` (the
+    directory a project approval is limited to: calls made there or below) and ``confined`` (the
+    directory the paths it approves must lie in: a project file's approvals, for its own paths)."""
 
     action: Action
     tool: str
@@ -32,6 +33,7 @@ class CompiledRule(Record):
     path: str | None = None
     command: str | None = None
     within: str | None = None
+    confined: str | None = None
 
     def label(self) -> str:
         """A short, stable description: ``deny bash "rm *"`` or ``allow read``."""

@@ -58,13 +58,37 @@ class Guard(Record):
     place: str
 
 
-def guards(protection: tuple[Protection, ...], home: str, project_root: str) -> tuple[Guard, ...]:
-    """The protections placed for a home directory and project root (built once per root)."""
-    placed = []
+def guards(
+    protection: tuple[Protection, ...], home: str, project_root: str, cwd: str | None = None
+) -> tuple[Guard, ...]:
+    """The protections placed for a home directory, project root and working directory (built once
+    per triple). Each is placed as written and where symbolic links lead: a home directory reached
+    through a link (/home -> /usr/home) is protected under its real path too, which `pwd -P` names.
+    A pattern taken from the project root is placed at the working directory as well: a project file
+    found higher up moves the root, and must not move a protection away from where it held."""
+    placed: dict[tuple[Any, str, str], Guard] = {}
     for entry in protection:
-        base = home if entry.anchor == "home" else project_root if entry.anchor == "project" else "/"
-        placed.append(Guard(entry, base, _place(base, entry.fixed)))
-    return tuple(placed)
+        if entry.anchor == "home":
+            bases = [home]
+        elif entry.anchor == "project":
+            bases = [project_root] + ([cwd] if cwd and cwd != project_root else [])
+        else:
+            bases = ["/"]
+        for base in bases:
+            place = _place(base, entry.fixed)
+            for spelled_base, spelled_place in {(base, place), _real(base, place, entry)}:
+                placed.setdefault(
+                    (entry, spelled_base, spelled_place), Guard(entry, spelled_base, spelled_place)
+                )
+    return tuple(placed.values())
+
+
+def _real(base: str, place: str, entry: Protection) -> tuple[str, str]:
+    """(base, place) with the symbolic links along them resolved."""
+    if entry.anchor == "absolute" or entry.anchor == "anywhere":
+        return base, os.path.realpath(place) if entry.fixed else place
+    real = os.path.realpath(base)
+    return real, _place(real, entry.fixed)
 
 
 def _place(directory: str, relative: str) -> str:
@@ -192,11 +216,13 @@ def protections_hit(
     ``all`` and where the symbolic links inside lead: ``grep -R``)."""
     if tree is not None and not os.path.isdir(path):
         tree = None  # nothing is under a file, or under a directory that is not there
-    ignoring = following = False
+    ignoring = following = written = False
     if tree == "git":  # ripgrep --hidden: everything, but what git ignores in a work tree
         tree, ignoring = "all", _in_work_tree(path)
     elif tree == "follow":  # everything, through the symbolic links inside too (grep -R, rg -L)
         tree, following = "all", True
+    elif tree == "into":  # a copied tree's destination: what lands there may overwrite any file,
+        tree, written = "all", True  # so it is searched as a read is (.git/config, .env)
     hidden = names = None
     if tree is not None:
         kind, _, glob = tree.partition(":")
@@ -209,7 +235,7 @@ def protections_hit(
         if _matches(guard, path):
             hows[guard] = PATH
         elif hidden is not None:
-            holds = _tree_holds(guard, path, hidden, sense in _SEARCHED, names, search)
+            holds = _tree_holds(guard, path, hidden, written or sense in _SEARCHED, names, search)
             if holds == SEARCH or (following and holds is False):  # a link inside may lead to it
                 wanted.append(guard)
             hows[guard] = UNSEARCHED if holds is None else UNDER if holds is True else None

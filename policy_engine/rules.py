@@ -19,19 +19,43 @@ TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from .shell.commandline import Reader
 
-_EXACT, _PREFIX, _REGEX = 0, 1, 2
+_EXACT, _PREFIX, _REGEX, _STARS = 0, 1, 2, 3
+# A regex of many `.*` backtracks for ever on a text it almost matches (`git * * * ... Z`): from this
+# many stars on, a glob is matched by a walk that backtracks to its last star only (``_wildcard``).
+_MANY_STARS = 4
 
 
 @lru_cache(maxsize=8192)
 def _shape(glob: str) -> tuple[int, str]:
-    """How to match ``glob`` cheaply: exactly, as ``literal*``, or with a regex; and its literal prefix."""
+    """How to match ``glob`` cheaply: exactly, as ``literal*``, with a regex, or by the wildcard walk;
+    and its literal prefix."""
     cut = min((i for i in (glob.find("*"), glob.find("?")) if i >= 0), default=-1)
     if cut < 0:
         return _EXACT, glob
     prefix = glob[:cut]
     if cut == len(glob) - 1 and glob[cut] == "*":
         return _PREFIX, prefix
-    return _REGEX, prefix
+    return (_STARS if glob.count("*") >= _MANY_STARS else _REGEX), prefix
+
+
+def _wildcard(glob: str, text: str) -> bool:
+    """``glob`` matched against ``text`` in full, in time proportional to their lengths' product at
+    worst: on a mismatch, only the last star seen takes one more character."""
+    g = t = 0
+    star, mark = -1, 0
+    while t < len(text):
+        if g < len(glob) and glob[g] == "*":
+            star, mark = g, t
+            g += 1
+        elif g < len(glob) and (glob[g] == "?" or glob[g] == text[t]):
+            g += 1
+            t += 1
+        elif star >= 0:
+            g, mark = star + 1, mark + 1
+            t = mark
+        else:
+            return False
+    return all(c == "*" for c in glob[g:])
 
 
 @lru_cache(maxsize=4096)
@@ -49,6 +73,8 @@ def glob_matches(glob: str, text: str) -> bool:
         return text == glob
     if not text.startswith(prefix):
         return False
+    if kind == _STARS:
+        return _wildcard(glob, text)
     return kind == _PREFIX or glob_regex(glob).fullmatch(text) is not None
 
 
@@ -101,10 +127,12 @@ def rule_index(rules: Sequence[CompiledRule]) -> RuleIndex:
 
 
 class RuleMatch(Record):
-    """The rule that decides (None: the default action applies) and the matching rules it beat."""
+    """The rule that decides (None: the default action applies), the matching rules it beat, and the
+    restrictive rules that may match depending on what bash computes (``possible``)."""
 
     winner: CompiledRule | None
     beaten: tuple[CompiledRule, ...]
+    possible: tuple[CompiledRule, ...] = ()
 
 
 class RuleBook:
@@ -160,28 +188,32 @@ class RuleBook:
         read_only = atom.read_only
         matched: list[CompiledRule] = []
         by_options: list[CompiledRule] = []
+        possible: list[CompiledRule] = []
         for rule in tool_rules.candidates(command):
             if rule.read_only and not read_only:
                 continue
             if rule.pattern is None or glob_matches(rule.pattern, command):  # type: ignore[arg-type]
                 matched.append(rule)
-            elif (
-                reader is not None
-                and rule.action is not Action.ALLOW
-                and reader().matches(rule.pattern, atom.words or tuple(command.split()), glob_matches)  # type: ignore[union-attr]
-            ):
-                matched.append(rule)
-                by_options.append(rule)
+            elif reader is not None and rule.action is not Action.ALLOW:
+                words = atom.words or tuple(command.split())  # type: ignore[union-attr]
+                found = reader().matches(rule.pattern, words, glob_matches, atom.computed)
+                if found is True:
+                    matched.append(rule)
+                    by_options.append(rule)
+                elif found:
+                    possible.append(rule)
         if by_options:  # what decides without them sets how strict they must be to decide
+            # Stricter, not as strict: a rule of the same action would change which rule decides,
+            # and the circuit breakers count by rule (a third force push must not start a new count).
             baseline = next((r.action for r in matched if r not in by_options), self._default)
-            weaker = [r for r in by_options if r.action < baseline]
+            weaker = [r for r in by_options if r.action <= baseline]
             matched = [r for r in matched if r not in weaker]
             if not matched:
-                return RuleMatch(None, ())
-            return RuleMatch(matched[0], (*matched[1:], *weaker))
+                return RuleMatch(None, (), tuple(possible))
+            return RuleMatch(matched[0], (*matched[1:], *weaker), tuple(possible))
         if not matched:
-            return RuleMatch(None, ())
-        return RuleMatch(matched[0], tuple(matched[1:]))
+            return RuleMatch(None, (), tuple(possible))
+        return RuleMatch(matched[0], tuple(matched[1:]), tuple(possible))
 
 
 class _ToolRules:

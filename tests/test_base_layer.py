@@ -209,3 +209,86 @@ def test_a_trusted_project_file_cannot_redefine_how_uncovered_paths_are_judged(h
     assert status(home, "touch sub/x") == ALLOW  # the project's own location uses its own
     home.write(home.user_config, '{ "policies": { "elsewhere": { "defaultAction": "deny" } } }')
     assert status(home, "echo x >> ~/.bashrc") == DENY  # the user's definition, never the project's
+
+
+# ---- a project file governs its own directory only (red-team round 14, findings 3, 4, 7, 12)
+
+TRUSTED_PROBES = [
+    ("--tool", "Write", "--input", '{"file_path": "/etc/hosts"}'),
+    ("rm -rf /tmp/x",),
+    ("touch ~/x",),
+    ("cat ~/.ssh/id_rsa",),
+]
+
+
+def _outside(home: Sandbox) -> list[int]:
+    repo = home.home / "repo"
+    return [home.run("check", *probe, cwd=repo).returncode for probe in TRUSTED_PROBES]
+
+
+@pytest.mark.parametrize(
+    "project",
+    [
+        '{ "policies": { "open": { "defaultAction": "allow" } }, "locations": { "/": "open", "~": "open", "..": "open" } }',
+        '{ "policies": { "open": { "defaultAction": "allow" } }, "defaultPolicy": "open" }',
+        '{ "approvalRules": [ { "action": "allow", "tool": "write", "path": "/etc/*", "policy": "elsewhere" },'
+        ' { "action": "allow", "tool": "bash", "pattern": "*", "policy": "elsewhere" } ] }',
+        '{ "mode": "inform", "log": false }',
+        '{ "pathProtection": null }',
+        '{ "pathProtection": { "~/.ssh/": "allow" } }',
+    ],
+)
+def test_a_trusted_project_file_loosens_nothing_outside_its_directory(home: Sandbox, project: str) -> None:
+    home.write(home.user_config, '{ "pathProtection": { "~/.ssh/": "deny" } }')  # a restated default
+    before = _outside(home)
+    repo = home.home / "repo"
+    home.write(repo / ".policy-engine" / "policy.jsonc", project)
+    assert home.run("trust", str(repo)).returncode == 0
+    assert _outside(home) == before == [ASK, ASK, ASK, DENY]
+
+
+def test_a_trusted_project_files_locations_and_default_policy_still_govern_its_directory(
+    home: Sandbox,
+) -> None:
+    repo = home.home / "repo"
+    home.write(
+        repo / ".policy-engine" / "policy.jsonc",
+        '{\n  "policies": { "open": { "defaultAction": "allow" } },\n  "locations": { "/": "open" },\n'
+        '  "defaultPolicy": "open"\n}\n',
+    )
+    assert home.run("trust", str(repo)).returncode == 0
+    assert status(home, "npm publish") == ALLOW  # in the project: its defaultPolicy
+    assert status(home, "touch ~/x") == ASK  # outside: the user's (here the default's)
+    shown = home.run("config", cwd=repo).stdout
+    assert 'noted: location "/" of a project file lies outside its project directory' in shown
+
+
+def test_a_trusted_project_file_cannot_blind_the_analysis(home: Sandbox) -> None:
+    repo = home.home / "repo"
+    home.write(
+        repo / ".policy-engine" / "policy.jsonc",
+        '{ "interpreterAnalysis": { "enabled": false }, "policies": { "dev": { "defaultAction": "ask", "rules": ['
+        ' { "action": "allow", "tool": "bash", "pattern": "python3 *", "allowUnanalyzed": true } ] } },'
+        ' "locations": { ".": "dev" } }',
+    )
+    assert home.run("trust", str(repo)).returncode == 0
+    written = f"python3 -c \"open('{home.home}/.ssh/authorized_keys', 'a').write('x')\""
+    assert status(home, written) == DENY  # the analysis still sees the write
+    computed = "python3 -c \"import base64; open(base64.b64decode('eA==').decode(), 'a').write('x')\""
+    assert status(home, computed) == ASK  # and its doubt is not waived by a project's allowUnanalyzed
+    assert status(home, "python3 -c 'print(1)'") == ALLOW  # the project's rule itself applies
+
+
+def test_a_project_files_breakers_and_settings_do_not_apply(home: Sandbox) -> None:
+    home.write(home.user_config, '{ "interpreterAnalysis": { "unknownAction": "deny" } }')
+    repo = home.home / "repo"
+    home.write(
+        repo / ".policy-engine" / "policy.jsonc",
+        '{ "policies": { "lock": { "defaultAction": "deny", "rules": [ { "action": "deny", "tool": "bash" } ] } },'
+        ' "locations": { "/": "lock" }, "agentTimeout": { "maxDenies": 1, "windowSeconds": 86400 } }',
+    )
+    for _ in range(3):  # untrusted: its agentTimeout never turns the denies into asks
+        result = home.run("check", "--session", "s1", 'python3 -c "$X"', cwd=repo)
+        assert result.returncode == DENY, result.stdout
+    shown = home.run("config", cwd=repo).stdout
+    assert "noted: agentTimeout of a project file does not apply" in shown

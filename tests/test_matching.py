@@ -457,5 +457,5 @@ def test_the_rule_index_finds_what_a_scan_of_every_rule_finds(
         ]
         for book in books:  # asked twice: the second answer comes from the memo
             for _ in range(2):
-                winner, beaten = book.match(atom)
+                winner, beaten, _ = book.match(atom)
                 assert (winner, list(beaten)) == ((matched[0], matched[1:]) if matched else (None, []))

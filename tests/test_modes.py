@@ -78,15 +78,18 @@ def test_an_unknown_mode_in_a_file_is_an_error(sandbox: Sandbox) -> None:
         engine_with(sandbox, '"mode": "audit",')
 
 
-def test_an_untrusted_project_cannot_set_the_mode(sandbox: Sandbox) -> None:
+def test_a_project_file_cannot_set_the_mode(sandbox: Sandbox) -> None:
     sandbox.write(sandbox.user_config, POLICY % "")
     project = sandbox.project("repo", '{ "mode": "ignore" }')
     engine = sandbox.engine(cwd=project)
     assert [layer.name for layer in engine.policy_set.layers] == ["user", "project (untrusted)"]
     assert engine.mode == "enforce"
     assert engine.evaluate(bash("rm x", project)).action is Action.DENY
-    assert sandbox.run("trust", str(project)).returncode == 0  # trusted, it may
-    assert sandbox.engine(cwd=project).mode == "ignore"
+    # Trusted neither: the mode reaches beyond the project, so it is the user's to set.
+    assert sandbox.run("trust", str(project)).returncode == 0
+    trusted = sandbox.engine(cwd=project)
+    assert trusted.mode == "enforce"
+    assert any("mode of a project file does not apply" in c.text for c in trusted.policy_set.layers[0].changes)
 
 
 def test_the_mode_survives_the_compiled_cache(sandbox: Sandbox) -> None:

@@ -188,6 +188,7 @@ _RULE_FIELDS: tuple[type | tuple[type, ...], ...] = (
     _OPTIONAL,
     _OPTIONAL,
     _OPTIONAL,
+    _OPTIONAL,
 )
 _ACTIONS = tuple(Action)
 
@@ -195,10 +196,35 @@ _ACTIONS = tuple(Action)
 def _rule(value: Any, origins: dict[tuple[Any, ...], Origin]) -> CompiledRule:
     """A rule (a policy can hold a thousand of them: $safe-bash expands to hundreds). Rules expanded
     from one preset share one Origin, and their fields are checked once per distinct shape."""
-    action, tool, pattern, origin, message, unanalyzed, read_only, policy, preset, path, command, within = (
-        value
+    (
+        action,
+        tool,
+        pattern,
+        origin,
+        message,
+        unanalyzed,
+        read_only,
+        policy,
+        preset,
+        path,
+        command,
+        within,
+        confined,
+    ) = value
+    key = (
+        *origin,
+        action,
+        tool,
+        message,
+        unanalyzed,
+        read_only,
+        policy,
+        preset,
+        path,
+        command,
+        within,
+        confined,
     )
-    key = (*origin, action, tool, message, unanalyzed, read_only, policy, preset, path, command, within)
     found = origins.get(key)
     if found is None:
         _expect(
@@ -221,6 +247,7 @@ def _rule(value: Any, origins: dict[tuple[Any, ...], Origin]) -> CompiledRule:
         path,
         command,
         within,
+        confined,
     )
 
 

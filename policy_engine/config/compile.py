@@ -14,6 +14,7 @@ from ..policy import (
     READ_SENSES,
     WRITE_SENSES,
     Breaker,
+    Change,
     CompiledPolicy,
     CompiledRule,
     InterpreterSettings,
@@ -72,16 +73,16 @@ def compile_policy_set(inputs: Sequence[SourceText], project_root: str | None) -
     managed = [member for member in members if member.role == MANAGED]
     layers = []
     for plan in plans:
-        merged = [inherited(default, plan)] if plan.extends else []
-        data, where = merge(merged + [member.document for member in plan.members])
+        head = [inherited(default, plan)] if plan.extends else []
+        data, where = merge(head + [member.document for member in plan.members])
         config, found = validate_model(data, where)
         problems += found + check_references(data, where)
         if config is not None and not problems:
-            layer = _compile_layer(plan, config, where, presets, project_root)
+            layer = _compile_layer(plan, config, where, presets, project_root, head)
             if plan.extends:
                 layer = _extend(layer, plan, managed, default, data, presets)
             elif plan.name != "managed":
-                layer = layer._replace(changes=tuple(changes(plan, managed, default, data)))
+                layer = layer._replace(changes=tuple(changes(plan, managed, default)) + layer.changes)
             if plan.name != "managed":  # the user's approvals: where the user file applies
                 layer = layer._replace(approval_rules=layer.approval_rules + stored)
             layers.append(layer)
@@ -136,7 +137,7 @@ def _extend(
         for pattern, value in kept_protections(plan, managed, default)
         for entry in compiler.protection(pattern, _protection_value(value))
     )
-    own_default = data.get("defaultPolicy") is not None
+    own_default = layer.default_policy is not None
     fallback = default.data.get("defaultPolicy")
     locations = [
         LocationEntry(key, policy, compiler.origin(("locations", key)))
@@ -159,7 +160,7 @@ def _extend(
         fallback=() if own_default else tuple(locations),
         fallback_policy=None if own_default else fallback,
         fallback_origin=None if own_default or not fallback else compiler.origin(("defaultPolicy",)),
-        changes=tuple(changes(plan, managed, default, data)),
+        changes=tuple(changes(plan, managed, default)) + layer.changes,
     )
 
 
@@ -201,16 +202,130 @@ def _unique(problems: list[Problem]) -> list[Problem]:
     return sorted(seen, key=lambda p: (p.file or "", p.line or 0, p.column or 0))
 
 
+# What a layer takes from its user-level files alone (user, --config, and the embedded default it
+# extends): a project file's value of these applies to the whole machine, so it cannot be one of
+# the project's to set. Its interpreterAnalysis can only tighten the user's.
+SETTINGS = (
+    "defaultPolicy",
+    "pathProtection",
+    "interpreterAnalysis",
+    "agentTimeout",
+    "nudgeTimeout",
+    "mode",
+    "log",
+    "onError",
+    "cycleKey",
+    "selfProtection",
+)
+
+
 def _compile_layer(
     plan: Plan,
     config: schema.Config,
     where: Provenance,
     presets: dict[str, schema.PatternPreset],
     project_root: str | None,
+    head: list[Document],
 ) -> Layer:
+    """The layer ``plan`` compiles to. ``config`` is the merge of all its files (and ``head``,
+    what it extends); a project file among them governs only its project directory (DESIGN.md): its
+    locations there, its defaultPolicy for what they leave of it, its approvals for calls there, its
+    protections beside the user's; the settings that reach beyond (SETTINGS) stay the user's."""
     name, restrict_only = plan.name, plan.restrict_only
-    project_files = {m.item.source.path for m in plan.members if m.role == PROJECT}
+    projects = [m for m in plan.members if m.role == PROJECT]
+    project_files = {m.item.source.path for m in projects}
     user_files = {m.item.source.path for m in plan.members if m.role in (USER, EXPLICIT)}
+    _no_self_protection_off(config, where, project_files)
+    settings, settings_where = _user_settings(plan, config, where, head)
+    compiler = _LayerCompiler(where, presets, project_files)
+    notes: list[Change] = []
+    locations = []
+    for key, policy in config.locations.items():
+        written = where[("locations", key)]
+        entry = LocationEntry(
+            key,
+            policy,
+            compiler.origin(("locations", key)),
+            project_root if written.file in project_files else None,
+        )
+        if entry.base is not None and not restrict_only and not _in_project(key, project_root or "/"):
+            notes.append(
+                Change(
+                    "noted",
+                    f'location "{key}" of a project file lies outside its project directory '
+                    f"{project_root}: a project file governs only its own directory, so it does not apply",
+                    entry.origin,
+                )
+            )
+            continue
+        locations.append(entry)
+    default_policy = config.defaultPolicy
+    default_origin = compiler.origin(("defaultPolicy",)) if default_policy else None
+    if default_policy is not None and where[("defaultPolicy",)].file in project_files and not restrict_only:
+        # A project's defaultPolicy judges what its own locations leave of its directory, no more.
+        locations.append(LocationEntry(".", default_policy, default_origin, project_root))  # type: ignore[arg-type]
+        default_policy = settings.defaultPolicy
+        default_origin = (
+            _LayerCompiler(settings_where, presets).origin(("defaultPolicy",)) if default_policy else None
+        )
+    approvals = []
+    for index, approval in enumerate(config.approvalRules):
+        for rule in compiler.approval(approval, ("approvalRules", index)):
+            if rule.origin.file in project_files:  # for calls made in the project, on its paths
+                rule = rule._replace(within=project_root, confined=project_root)
+            if rule.origin.file not in user_files:
+                # allowUnanalyzed is the user's to give: an approval from a project or managed file
+                # never waives what the analysis could not prove.
+                rule = rule._replace(allow_unanalyzed=False)
+            approvals.append(rule)
+    settings_compiler = _LayerCompiler(settings_where, presets)
+    protection = [
+        entry
+        for pattern, value in (settings.pathProtection or {}).items()
+        for entry in settings_compiler.protection(pattern, value)
+    ]
+    for member in projects:  # beside the user's, never instead of them
+        own = member.document.data.get("pathProtection")
+        if isinstance(own, dict):
+            project_compiler = _LayerCompiler(provenance_of(member.document), presets)
+            protection += [
+                entry
+                for pattern, value in own.items()
+                for entry in project_compiler.protection(pattern, _protection_value(value))
+            ]
+    interpreter = _interpreter(settings.interpreterAnalysis)
+    for member in projects:
+        own = member.document.data.get("interpreterAnalysis", _ABSENT)
+        if own is not _ABSENT:
+            interpreter = _tightened(interpreter, schema.Config.model_validate({"interpreterAnalysis": own}))
+    notes += _project_settings_notes(projects)
+    return Layer(
+        name=name,
+        restrict_only=restrict_only,
+        files=tuple(member.document.file for member in plan.members),
+        policies={n: compiler.policy(n, p) for n, p in config.policies.items()},
+        locations=tuple(locations),
+        default_policy=default_policy,
+        default_policy_origin=default_origin,
+        approval_rules=tuple(approvals),
+        protection=tuple(protection),
+        interpreter=interpreter,
+        agent_timeout=settings_compiler.breaker("agentTimeout", settings.agentTimeout),
+        nudge_timeout=settings_compiler.breaker("nudgeTimeout", settings.nudgeTimeout),
+        cycle_key=settings.cycleKey,
+        # A mode is the user's or the administrator's: a restricting project layer cannot set it.
+        mode=settings.mode if not restrict_only or name == "managed" else None,
+        self_protection=settings.selfProtection,
+        log=settings.log if not restrict_only or name == "managed" else None,
+        on_error=settings.onError if not restrict_only or name == "managed" else None,
+        changes=tuple(notes),
+    )
+
+
+_ABSENT = object()
+
+
+def _no_self_protection_off(config: schema.Config, where: Provenance, project_files: set[str]) -> None:
     if config.selfProtection is False and where[("selfProtection",)].file in project_files:
         written = where[("selfProtection",)]
         raise ConfigError(
@@ -225,64 +340,103 @@ def _compile_layer(
                 )
             ]
         )
-    compiler = _LayerCompiler(where, presets)
-    interpreter = config.interpreterAnalysis
-    return Layer(
-        name=name,
-        restrict_only=restrict_only,
-        files=tuple(member.document.file for member in plan.members),
-        policies={n: compiler.policy(n, p) for n, p in config.policies.items()},
-        locations=tuple(
-            LocationEntry(
-                key,
-                policy,
-                compiler.origin(("locations", key)),
-                project_root if where[("locations", key)].file in project_files else None,
-            )
-            for key, policy in config.locations.items()
-        ),
-        default_policy=config.defaultPolicy,
-        default_policy_origin=compiler.origin(("defaultPolicy",)) if config.defaultPolicy else None,
-        approval_rules=tuple(
-            # allowUnanalyzed is the user's to give: an approval from a project or managed file
-            # never waives what the analysis could not prove.
-            rule if rule.origin.file in user_files else rule._replace(allow_unanalyzed=False)
-            for index, approval in enumerate(config.approvalRules)
-            for rule in compiler.approval(approval, ("approvalRules", index))
-        ),
-        protection=tuple(
-            entry
-            for pattern, value in (config.pathProtection or {}).items()
-            for entry in compiler.protection(pattern, value)
-        ),
-        interpreter=(
-            InterpreterSettings(enabled=False)
-            if interpreter is None
-            else InterpreterSettings(
-                interpreter.enabled,
-                Action.parse(interpreter.unknownAction),
-                interpreter.maxSourceBytes,
-                interpreter.maxDepth,
-                interpreter.maxNodes,
-            )
-        ),
-        agent_timeout=compiler.breaker("agentTimeout", config.agentTimeout),
-        nudge_timeout=compiler.breaker("nudgeTimeout", config.nudgeTimeout),
-        cycle_key=config.cycleKey,
-        # A mode is the user's or the administrator's: a restricting project layer cannot set it.
-        mode=config.mode if not restrict_only or name == "managed" else None,
-        self_protection=config.selfProtection,
-        log=config.log if not restrict_only or name == "managed" else None,
-        on_error=config.onError if not restrict_only or name == "managed" else None,
+
+
+def _user_settings(
+    plan: Plan, config: schema.Config, where: Provenance, head: list[Document]
+) -> tuple[schema.Config, Provenance]:
+    """The SETTINGS as the layer's files but its project files give them."""
+    if not any(m.role == PROJECT for m in plan.members):
+        return config, where
+    documents = head + [m.document for m in plan.members if m.role != PROJECT]
+    data, settings_where = merge(documents)
+    settings, _ = validate_model({k: v for k, v in data.items() if k in SETTINGS}, settings_where)
+    return (settings or schema.Config()), settings_where
+
+
+def _in_project(key: str, root: str) -> bool:
+    """Whether a project file's location key names a directory inside its project: ``$cwd`` (the
+    agent's working directory, inside the project it found), or a relative path that stays in."""
+    from ..paths import inside, normalize
+
+    if key == "$cwd" or key.startswith("$cwd/"):
+        rest = key[len("$cwd") :].lstrip("/")
+        return ".." not in rest.split("/")
+    if key.startswith(("/", "~")):
+        return False
+    return inside(normalize(key, root, "/"), root)
+
+
+def _interpreter(value: schema.InterpreterAnalysis | None) -> InterpreterSettings:
+    if value is None:
+        return InterpreterSettings(enabled=False)
+    return InterpreterSettings(
+        value.enabled,
+        Action.parse(value.unknownAction),
+        value.maxSourceBytes,
+        value.maxDepth,
+        value.maxNodes,
     )
 
 
-class _LayerCompiler:
-    """Turns validated models into compiled values, giving each one its origin."""
+def _tightened(settings: InterpreterSettings, config: schema.Config) -> InterpreterSettings:
+    """``settings`` made no looser by a project file's interpreterAnalysis: on if either turns it
+    on, the stricter unknown action, the smaller limits."""
+    theirs = _interpreter(config.interpreterAnalysis)
+    if not theirs.enabled:
+        return settings
+    if not settings.enabled:
+        return theirs
+    return InterpreterSettings(
+        True,
+        max(settings.unknown_action, theirs.unknown_action),
+        min(settings.max_source_bytes, theirs.max_source_bytes),
+        min(settings.max_depth, theirs.max_depth),
+        min(settings.max_nodes, theirs.max_nodes),
+    )
 
-    def __init__(self, where: Provenance, presets: dict[str, schema.PatternPreset]) -> None:
+
+def _project_settings_notes(projects: list[Member]) -> list[Change]:
+    """What a project file sets that only the user's files can (SETTINGS): said where it is."""
+    notes = []
+    for member in projects:
+        data = member.document.data
+        for key in SETTINGS:
+            if key in data and key not in (
+                "pathProtection",
+                "interpreterAnalysis",
+                "defaultPolicy",
+                "selfProtection",
+            ):
+                place = member.document.places.get((key,))
+                origin = (
+                    Origin(member.document.file, place.key_line, place.key_column, key) if place else None
+                )
+                notes.append(
+                    Change(
+                        "noted",
+                        f"{key} of a project file does not apply: it reaches beyond the project, so it is "
+                        "the user's to set",
+                        origin,
+                    )
+                )
+    return notes
+
+
+class _LayerCompiler:
+    """Turns validated models into compiled values, giving each one its origin. A rule written in
+    one of ``project_files`` never waives what the analysis cannot prove (allowUnanalyzed is the
+    user's to give)."""
+
+    def __init__(
+        self,
+        where: Provenance,
+        presets: dict[str, schema.PatternPreset],
+        project_files: set[str] | None = None,
+    ) -> None:
         self.where = where
         self.presets = presets
+        self.project_files = project_files or set()
 
     def origin(self, path: Path) -> Origin:
         found = path
@@ -324,7 +478,7 @@ class _LayerCompiler:
                 pattern=pattern,
                 origin=origin,
                 message=rule.message,
-                allow_unanalyzed=rule.allowUnanalyzed,
+                allow_unanalyzed=rule.allowUnanalyzed and origin.file not in self.project_files,
                 read_only=rule.readOnly or bool(preset and preset.readOnly),
                 preset=rule.pattern if preset else None,
             )

@@ -172,7 +172,7 @@ def _protection_of(document: Document) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def changes(plan: Plan, managed: Sequence[Member], default: Document, merged: dict[str, Any]) -> list[Change]:
+def changes(plan: Plan, managed: Sequence[Member], default: Document) -> list[Change]:
     """What the files of ``plan`` (and the managed file) remove or override of the default."""
     found: list[Change] = []
     if not plan.extends:
@@ -235,13 +235,21 @@ def changes(plan: Plan, managed: Sequence[Member], default: Document, merged: di
                         _origin(member.document, ("policies", name)),
                     )
                 )
-    if merged.get("defaultPolicy") is not None:
-        writer = next(m for m in reversed(plan.members) if m.document.data.get("defaultPolicy") is not None)
+    # A project file's defaultPolicy judges only its own directory (compile.py): not a replacement.
+    writer = next(
+        (
+            m
+            for m in reversed(plan.members)
+            if "defaultPolicy" in m.document.data and (m.role != PROJECT or plan.restrict_only)
+        ),
+        None,
+    )
+    if writer is not None and writer.document.data["defaultPolicy"] is not None:
         found.append(
             Change(
                 "replaced",
-                f'defaultPolicy "{merged["defaultPolicy"]}" judges every path your locations do not '
-                f"cover, so the default's ({_fallback_text(default)}) judges none",
+                f'defaultPolicy "{writer.document.data["defaultPolicy"]}" judges every path your locations '
+                f"do not cover, so the default's ({_fallback_text(default)}) judges none",
                 _origin(writer.document, ("defaultPolicy",)),
             )
         )

@@ -202,8 +202,11 @@ class Analyzer:
             name, entry, words, Context(cwd, self.home, self.knowledge, stdin, self.code)
         )
         spoken = (name, *(w.text for w in words[1:]))
+        computed = tuple(i for i, w in enumerate(words) if i and (not w.static or w.glob))
         text = " ".join(spoken)
-        own = Atom(BASH, text, tuple(accesses + effects.accesses), tuple(doubts + effects.doubts), spoken)
+        own = Atom(
+            BASH, text, tuple(accesses + effects.accesses), tuple(doubts + effects.doubts), spoken, computed
+        )
         runs = effects.runs
         atoms: list[Atom] = []
         carried = not effects.atom and len(runs) == 1 and runs[0].code is None and not own.doubts

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 FLAG: dict[str, Any] = {}
+UNKNOWN: dict[str, Any] = {"unknown": True}  # an option the table does not list (taken for a flag)
 
 
 class Argument(Record):
@@ -94,13 +95,13 @@ def parse_arguments(
             elif spec is not None and spec.get("takes") and not spec.get("optional") and index < len(words):
                 value = words[index]
                 index += 1
-            parsed.append(Argument(name, spec if spec is not None else {"unknown": True}, value, word))
+            parsed.append(Argument(name, spec if spec is not None else UNKNOWN, value, word))
             if spec is not None and spec.get("rest"):  # python -c CODE ARGS: the rest is the program's
                 return parsed, words[index:]
             continue
         for position in range(1, len(text)):
             name = "-" + text[position]
-            spec = spec_of(options[name]) if name in options else FLAG
+            spec = spec_of(options[name]) if name in options else UNKNOWN
             if spec.get("takes") == "command":  # the rest of the words are a command (fd -x ...)
                 parsed.append(Argument(name, spec, None, word))
                 return parsed, words[index:]

@@ -54,11 +54,14 @@ class GivenOption(Record):
 
 
 class Reading(Record):
-    """A command line as its knowledge reads it."""
+    """A command line as its knowledge reads it; ``doubtful`` when options end at the first operand
+    and an option the knowledge does not list came before it (where the options end is unsure)."""
 
     path: tuple[str, ...]
     options: tuple[GivenOption, ...]
     operands: tuple[str, ...]
+    doubtful: bool = False
+    entry: int = 0  # which knowledge entry the path ends at (0: none known)
 
 
 class WantedOption(Record):
@@ -86,6 +89,7 @@ class PatternReading(Record):
     operands: tuple[str, ...]
     open: bool
     known: bool
+    entry: int = 0  # which knowledge entry the path ends at (0: none known)
 
 
 def _words(texts: Sequence[str]) -> list[Word]:
@@ -97,8 +101,19 @@ def _spellings(name: str | None, spec: dict[str, Any]) -> tuple[str, ...]:
     return tuple(found) if found else ((name,) if name else ())
 
 
-def read_command(words: Sequence[str], knowledge: Knowledge) -> Reading:
-    """The command ``words`` (``words[0]`` its name) as the knowledge reads them."""
+def read_commands(words: Sequence[str], knowledge: Knowledge) -> list[Reading]:
+    """The readings of the command ``words``: as the knowledge reads them, and where options end at
+    the first operand (docker run IMAGE ...) after an option the knowledge does not list, also as if
+    they went on: that option may take the next word as its value (docker run -c 512 --privileged)."""
+    found = read_command(words, knowledge)
+    if not found.doubtful:
+        return [found]
+    return [found, read_command(words, knowledge, posix=False)]
+
+
+def read_command(words: Sequence[str], knowledge: Knowledge, *, posix: bool = True) -> Reading:
+    """The command ``words`` (``words[0]`` its name) as the knowledge reads them; with ``posix``
+    False, options do not end at the first operand even where the knowledge says they do."""
     path = [words[0]]
     entry = knowledge.entry(words[0])
     rest = _words(words[1:])
@@ -121,18 +136,23 @@ def read_command(words: Sequence[str], knowledge: Knowledge) -> Reading:
                 path.append(rest[0].text)
                 entry, rest, level = sub, rest[1:], level + 1
                 continue
-            return Reading(tuple(path), tuple(options), tuple(w.text for w in rest))
+            return Reading(tuple(path), tuple(options), tuple(w.text for w in rest), entry=id(entry))
         else:
+            stops = posix and bool(entry.get("posix"))
             parsed, rest = parse_arguments(
                 rest,
                 entry.get("options", {}),
-                posix=entry.get("posix", False),
+                posix=stops,
                 old_style=entry.get("oldStyle", False),
                 single_dash=entry.get("singleDash", False),
             )
+            doubtful = stops and any(a.spec.get("unknown") for a in parsed)
+            options += _given(parsed, level)
+            operands = [a.word.text for a in parsed if a.option is None] + [w.text for w in rest]
+            return Reading(tuple(path), tuple(options), tuple(operands), doubtful, id(entry))
         options += _given(parsed, level)
         operands = [a.word.text for a in parsed if a.option is None] + [w.text for w in rest]
-        return Reading(tuple(path), tuple(options), tuple(operands))
+        return Reading(tuple(path), tuple(options), tuple(operands), entry=id(entry) if entry else 0)
 
 
 def _given(parsed: Sequence[Any], level: int) -> list[GivenOption]:
@@ -174,7 +194,9 @@ def read_pattern(pattern: str, knowledge: Knowledge) -> PatternReading | None:
             continue
         operands.append(ANY if text == "*" else text)
         index += 1
-    return PatternReading(tuple(path), tuple(wanted), tuple(operands), open_, known)
+    return PatternReading(
+        tuple(path), tuple(wanted), tuple(operands), open_, known, id(entry) if entry else 0
+    )
 
 
 def _wanted(
@@ -237,23 +259,30 @@ def _long(table: dict[str, Any], name: str) -> tuple[dict[str, Any] | None, str]
 def matches(pattern: PatternReading, command: Reading, glob_matches: Callable[[str, str], bool]) -> bool:
     """Whether ``command`` is a command line ``pattern`` describes (see the module's docstring);
     ``glob_matches`` matches a word of the pattern against one of the command (rules.py's)."""
-    if pattern.path != command.path:
+    # The same command: the same words, or the same entry of the knowledge under another spelling
+    # (docker container run is docker run, docker create shares it).
+    same = pattern.path == command.path or (
+        pattern.entry != 0 and pattern.entry == command.entry and pattern.path[0] == command.path[0]
+    )
+    if not same:
         # `docker -H *` names no subcommand, and its * covers whichever follows (docker -H h ps).
         deeper = command.path[: len(pattern.path)] == pattern.path and len(command.path) > len(pattern.path)
         if not (deeper and pattern.open and all(word == ANY for word in pattern.operands)):
             return False
     final = len(command.path) - 1
+
+    def at(level: int, depth: int) -> int:  # the last level is the same level under either spelling
+        return -1 if same and level == depth - 1 else level
+
     used: set[int] = set()
     for want in pattern.options:
         hit = next(
             (
                 i
                 for i, given in enumerate(command.options)
-                if given.level == want.level
+                if at(given.level, len(command.path)) == at(want.level, len(pattern.path))
                 and _names_match(want, given, glob_matches)
-                and (
-                    want.value is None or (given.value is not None and glob_matches(want.value, given.value))
-                )
+                and (want.value is None or _value_matches(want.value, given.value, glob_matches))
             ),
             None,
         )
@@ -268,6 +297,14 @@ def matches(pattern: PatternReading, command: Reading, glob_matches: Callable[[s
     return _operands_match(wanted, list(command.operands), glob_matches)
 
 
+def _value_matches(wanted: str, given: str | None, glob_matches: Callable[[str, str], bool]) -> bool:
+    """An option's value against the pattern's; ``-v=x`` is ``-v x`` to Go's flag parsers, so a
+    value attached with ``=`` is tried without it too."""
+    if given is None:
+        return False
+    return glob_matches(wanted, given) or (given.startswith("=") and glob_matches(wanted, given[1:]))
+
+
 def _names_match(want: WantedOption, given: GivenOption, glob_matches: Callable[[str, str], bool]) -> bool:
     if want.glob is not None:
         return any(glob_matches(want.glob, spelling) for spelling in given.spellings)
@@ -275,13 +312,26 @@ def _names_match(want: WantedOption, given: GivenOption, glob_matches: Callable[
 
 
 def _operands_match(wanted: list[str], given: list[str], glob_matches: Callable[[str, str], bool]) -> bool:
-    """Operand words in order; ``ANY`` matches any run of words (none included)."""
-    if not wanted:
-        return not given
-    head, rest = wanted[0], wanted[1:]
-    if head == ANY:
-        return any(_operands_match(rest, given[start:], glob_matches) for start in range(len(given) + 1))
-    return bool(given) and glob_matches(head, given[0]) and _operands_match(rest, given[1:], glob_matches)
+    """Operand words in order; ``ANY`` matches any run of words (none included). One pass over the
+    pairs of positions: a pattern of many ``*`` words must not take exponential time."""
+    reachable = {0}  # the positions in ``given`` the words of ``wanted`` so far may end at
+    for word in wanted:
+        if word == ANY:
+            reachable = set(range(min(reachable), len(given) + 1)) if reachable else set()
+        else:
+            reachable = {i + 1 for i in reachable if i < len(given) and glob_matches(word, given[i])}
+        if not reachable:
+            return False
+    return len(given) in reachable
+
+
+MAYBE = "maybe"  # a match that depends on what bash computes (Reader.matches)
+
+
+def _may_be_option(text: str) -> bool:
+    """Whether a word bash computes may come out as an option (``$F``, ``$(echo -f)``, ``-?``): its
+    source spelling starts with an expansion, a glob or a dash."""
+    return text[:1] in ("$", "`", "-", "*", "?", "[", "{", '"', "'")
 
 
 class Reader:
@@ -292,16 +342,28 @@ class Reader:
 
     def __init__(self, knowledge: Knowledge) -> None:
         self.knowledge = knowledge
-        self._atoms: dict[tuple[str, ...], Reading] = {}
+        self._atoms: dict[tuple[str, ...], list[Reading]] = {}
 
-    def matches(self, pattern: str, words: tuple[str, ...], glob_matches: Callable[[str, str], bool]) -> bool:
-        """Whether the command ``words`` is a command line ``pattern`` describes."""
+    def matches(
+        self,
+        pattern: str,
+        words: tuple[str, ...],
+        glob_matches: Callable[[str, str], bool],
+        computed: tuple[int, ...] = (),
+    ) -> bool | str:
+        """Whether the command ``words`` is a command line ``pattern`` describes: True, False, or
+        ``MAYBE`` when it is not, but a word bash computes (at a position in ``computed``) may be an
+        option the pattern asks for (`F=-f; git push $F` under "git push --force*")."""
         wanted = read_pattern(pattern, self.knowledge)
         if wanted is None or not words:
             return False
-        reading = self._atoms.get(words)
-        if reading is None:
+        readings = self._atoms.get(words)
+        if readings is None:
             if len(self._atoms) > 256:
                 self._atoms.clear()
-            reading = self._atoms[words] = read_command(words, self.knowledge)
-        return matches(wanted, reading, glob_matches)
+            readings = self._atoms[words] = read_commands(words, self.knowledge)
+        if any(matches(wanted, reading, glob_matches) for reading in readings):
+            return True
+        if wanted.options and words[0] == wanted.path[0] and any(_may_be_option(words[i]) for i in computed):
+            return MAYBE
+        return False

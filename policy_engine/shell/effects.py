@@ -375,7 +375,18 @@ def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
         collect.doubts += [f"prints ${w.text}, which looks like a secret" for w in operands if secret(w.text)]
     if entry.get("bare") and not operands:
         collect.doubts.append(entry["bare"])
-    found_path = _operands(collect, entry, operands, directory)
+    # cp/mv/ln -T: the destination is the copy itself, never a directory the sources land in.
+    whole = any("--no-target-directory" in _spellings(a) for a in parsed if a.option)
+    found_path = _operands(collect, entry, operands, directory, whole)
+    if entry.get("tree"):  # cp -r -t DIR SRC...: the trees land in DIR, as in a last operand
+        for argument in parsed:
+            change = argument.spec.get("set") or {}
+            if (
+                argument.value is not None
+                and argument.spec.get("takes") == "write"
+                and change.get("last", 0) is None
+            ):
+                _destination(collect, argument.value, operands, "write", directory, whole)
     if entry.get("implicit") and not found_path:
         collect.directory(directory, entry["implicit"], entry.get("tree"))
     if entry.get("effect"):
@@ -424,10 +435,19 @@ def _revision_path(text: str) -> str | None:
     return None
 
 
+def _spellings(argument: Argument) -> tuple[str, ...]:
+    return tuple(argument.spec.get("spellings") or (argument.option,))
+
+
 def _operands(
-    collect: _Collector, entry: dict[str, Any], operands: list[Word], directory: str | None
+    collect: _Collector,
+    entry: dict[str, Any],
+    operands: list[Word],
+    directory: str | None,
+    whole: bool = False,
 ) -> bool:
-    """Record the accesses of the operands; True when any operand is a path."""
+    """Record the accesses of the operands; True when any operand is a path. ``whole``: the last
+    operand is the destination itself, not a directory the others land in (cp -T)."""
     kind = entry.get("operands", "unknown")
     keyed = entry.get("keyed", {})
     remote = entry.get("remote", False)
@@ -465,12 +485,60 @@ def _operands(
         ):
             continue
         # A destination receives files; a destination of deletions (rsync --delete) loses any of them.
-        tree = None if last == "write" and is_last else entry.get("tree")
+        # What a copied tree holds lands anywhere under its destination (`cp -r tpl/. .` writes
+        # .git/config there): the destination is then a tree that is written ("into").
+        tree = entry.get("tree")
+        if last == "write" and is_last and tree:
+            _destination(collect, word, paths[:-1], sense, directory, whole)
+            found = True
+            continue
         collect.path(word, sense, directory if is_last or len(paths) == 1 else targets_directory, tree)
         found = True
     if last in ("write", "delete") and len(paths) > 1:
         _into_directory(collect, paths, last, directory)
     return found
+
+
+def _destination(
+    collect: _Collector,
+    destination: Word,
+    sources: list[Word],
+    sense: str,
+    directory: str | None,
+    whole: bool,
+) -> None:
+    """The write of a tree copy's destination. A source that is a directory lands in the
+    destination whole when it does not exist yet (or with -T), as ``DEST/NAME`` inside an existing
+    directory, and its contents land in it itself for ``SRC/.``, a name the analysis cannot know,
+    or a trailing slash (rsync's contents): each such place is a tree written ("into"), whatever
+    the copied tree holds may overwrite what is there (`cp -r tpl/. .` writes .git/config)."""
+    trees = [source for source in sources if _may_be_directory(source, directory)]
+    if not trees:
+        collect.path(destination, sense, directory)
+        return
+    located, _ = locate(destination, SENSES[sense], directory)
+    existing = not whole and len(located) == 1 and os.path.isdir(located[0].path)
+    landing = set()
+    for source in trees:
+        plain = source.static and not source.glob and not source.text.endswith(("/", "/.", "/.."))
+        name = os.path.basename(source.text) if plain else ""
+        if existing and name and name not in (".", ".."):
+            landing.add(collapse(f"{located[0].path}/{name}"))
+        else:
+            landing.add("")
+    if "" in landing or not existing:
+        collect.path(destination, sense, directory, "into")
+    for place in sorted(p for p in landing if p):
+        collect.accesses.append(Access(place, SENSES[sense], tree="into"))
+
+
+def _may_be_directory(word: Word, directory: str | None) -> bool:
+    """Whether an operand may name a directory: one that is there, a name spelled as one (``x/``,
+    ``x/.``), or a name the analysis cannot know (computed, a pattern)."""
+    if not word.static or word.glob or word.text.endswith(("/", "/.", "/..")) or word.text in (".", ".."):
+        return True
+    located, _ = locate(word, Sense.READ, directory)
+    return any(os.path.isdir(access.path) for access in located) or not located
 
 
 def _into_directory(collect: _Collector, paths: list[Word], sense: str, directory: str | None) -> None:

@@ -138,15 +138,19 @@ def _expand_aliases(entry: dict[str, Any], where: str) -> None:
                 _expand_aliases(value, f"{where} {sub}")
 
 
-def _resolve_shared(entry: dict[str, Any]) -> None:
-    """Replace ``"show": "log"`` subcommand references with the entry they name."""
+def _resolve_shared(entry: dict[str, Any], parent: dict[str, Any] | None = None) -> None:
+    """Replace ``"show": "log"`` subcommand references with the entry they name: a sibling, or with
+    ``../`` a subcommand of the enclosing entry (docker container's ``"run": "../run"``)."""
     subcommands = entry.get("subcommands")
     if not subcommands:
         return
     for name, value in subcommands.items():
+        if isinstance(value, dict):
+            _resolve_shared(value, subcommands)
+    for name, value in subcommands.items():
         if isinstance(value, str):
-            if not isinstance(subcommands.get(value), dict):
-                raise ValueError(f"subcommand {name!r} refers to {value!r}, which is not an entry beside it")
-            subcommands[name] = subcommands[value]
-        else:
-            _resolve_shared(value)
+            table = parent if value.startswith("../") else subcommands
+            target = table.get(value.removeprefix("../")) if table is not None else None
+            if not isinstance(target, dict):
+                raise ValueError(f"subcommand {name!r} refers to {value!r}, which is not an entry there")
+            subcommands[name] = target
