@@ -104,6 +104,10 @@ def _read(path: str) -> str:
             return handle.read()
     except FileNotFoundError:
         return ""
+    except UnicodeDecodeError as error:
+        raise ApprovalError(
+            f"{path} is not UTF-8 text ({error.reason} at byte {error.start}); fix it by hand"
+        ) from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,14 +219,8 @@ def why_not(decision: Decision) -> str:
 
 
 def _entries(env: Mapping[str, str]) -> list[dict[str, Any]]:
-    """The store's entries; an ApprovalError (never a traceback) for a store that is not one."""
-    try:
-        return store.read_entries(env)
-    except (OSError, ValueError) as error:
-        raise ApprovalError(
-            f"the approvals store {store.store_path(env)} cannot be read ({error}): `policy approvals` "
-            "shows where it is broken; fix or remove it by hand"
-        ) from None
+    """The store's entries as written (read as the engine reads it: JSON, comments allowed)."""
+    return [item.rule for item in stored(env)]
 
 
 def add_to_store(env: Mapping[str, str], rule: Mapping[str, Any]) -> bool:

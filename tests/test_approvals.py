@@ -472,3 +472,52 @@ def test_with_policy_engine_config_an_approval_goes_to_the_last_file_named(sandb
     assert approved.stdout.startswith(f"approved in {config}:")
     assert not store_of(sandbox).exists()  # the store does not apply where files stand alone
     assert sandbox.run("approvals", cwd=repo, env=env).stdout.startswith(f"1. {config}:")
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (
+            '{"version": 1, "approvals": [{"action": "allow", "tool": "[", "command": "x", "policy": "project"}]}',
+            "[...] is not a wildcard in tool names",
+        ),
+        (
+            b'{"version": 1, "approvals": [{"action": "allow", "tool": "bash", "command": "\xff"}]}',
+            "not UTF-8",
+        ),
+        (
+            '{"version": 1, "approvals": [{"action": "allow", "tool": "bash", "commnd": "x"}]}',
+            'unknown key "commnd"',
+        ),
+    ],
+)
+def test_a_broken_store_is_an_error_with_its_place_never_a_traceback(
+    sandbox: Sandbox, content: str | bytes, says: str
+) -> None:
+    store = store_of(sandbox)
+    store.parent.mkdir(parents=True)
+    store.write_bytes(content if isinstance(content, bytes) else content.encode())
+    repo = sandbox.project("repo")
+    for args in (("check", "ls"), ("config",), ("approve", "npm ci")):
+        result = sandbox.run(*args, cwd=repo)
+        assert result.returncode in (2, 3), (args, result.stderr)
+        assert "Traceback" not in result.stderr and says in result.stderr + result.stdout, (
+            args,
+            result.stderr,
+        )
+    listed = sandbox.run("approvals", cwd=repo)  # listed as written, so that it can be revoked
+    assert "Traceback" not in listed.stderr and (listed.returncode == 0 or says in listed.stderr)
+
+
+def test_a_hand_edited_store_with_comments_is_read_as_the_engine_reads_it(sandbox: Sandbox) -> None:
+    store = store_of(sandbox)
+    store.parent.mkdir(parents=True)
+    store.write_text(
+        '{\n  // mine\n  "version": 1,\n  "approvals": [\n'
+        '    {"action": "allow", "tool": "bash", "command": "make", "policy": "project"},\n  ]\n}\n'
+    )
+    repo = sandbox.project("repo")
+    assert sandbox.run("check", "make", cwd=repo).returncode == 0
+    approved = sandbox.run("approve", "npm ci", cwd=repo)
+    assert approved.returncode == 0, approved.stderr
+    assert sandbox.run("check", "make", cwd=repo).returncode == 0

@@ -505,3 +505,11 @@ def test_a_lone_carriage_return_is_the_line_break_editors_show(sandbox: Sandbox)
         sandbox.engine(path)
     problem = only(list(caught.value.problems))
     assert problem.line == 3 and "duplicate key" in problem.message
+
+
+@pytest.mark.parametrize("value", ["5", '"other"', "true"])
+def test_extends_says_what_it_takes(sandbox: Sandbox, value: str) -> None:
+    problem = only(problems_of(sandbox, f'{{\n  "extends": {value}\n}}\n'))
+    assert problem.key == "extends" and problem.line == 2
+    assert 'extends must be "default" or null' in problem.message
+    assert "action" not in problem.message and "allow, nudge" not in (problem.hint or "")

@@ -42,6 +42,13 @@ def engine(sandbox: Sandbox, project):
         ("write", "PROJECT/.git/config", Action.ASK),
         ("Edit", "PROJECT/sub/.git/hooks/pre-commit", Action.ASK),
         ("read", "PROJECT/.git/config", Action.ALLOW),
+        ("write", "PROJECT/.git/config.worktree", Action.ASK),
+        ("write", "PROJECT/.git/modules/lib/config", Action.ASK),
+        ("write", "PROJECT/.git/modules/lib/hooks/post-checkout", Action.ASK),
+        # ... and so do the user's own git settings, which every repository reads.
+        ("Edit", "HOME/.gitconfig", Action.ASK),
+        ("write", "HOME/.config/git/config", Action.ASK),
+        ("read", "HOME/.gitconfig", Action.ALLOW),
         ("github_create_pull_request", None, Action.ASK),  # anything unknown asks
         ("TodoWrite", None, Action.ALLOW),
     ],

@@ -89,7 +89,9 @@ def test_a_project_file_cannot_set_the_mode(sandbox: Sandbox) -> None:
     assert sandbox.run("trust", str(project)).returncode == 0
     trusted = sandbox.engine(cwd=project)
     assert trusted.mode == "enforce"
-    assert any("mode of a project file does not apply" in c.text for c in trusted.policy_set.layers[0].changes)
+    assert any(
+        "mode of a project file does not apply" in c.text for c in trusted.policy_set.layers[0].changes
+    )
 
 
 def test_the_mode_survives_the_compiled_cache(sandbox: Sandbox) -> None:

@@ -226,3 +226,104 @@ def test_option_awareness_never_loosens_a_decision(
         assert found >= plain, (atom.command, text.winner, aware.winner)
         if found is Action.ALLOW and aware.winner is not None:
             assert aware.winner.pattern is None or glob_matches(aware.winner.pattern, atom.command or "")
+
+
+# ---- red-team round 14 (findings 8 to 11 and 14)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["F=-f; git push $F", "git push $(echo -f)", 'set -- -f; git push "$@"', "git push origin ${HOME:+-f}"],
+)
+def test_a_word_bash_computes_that_may_be_the_option_is_a_doubt(sandbox: Sandbox, command: str) -> None:
+    config = sandbox.write("policy.jsonc", POLICY)
+    result = sandbox.check_json("--config", str(config), command)
+    assert result["action"] == "ask", result["reason"]
+    assert 'may be an option that rule deny bash "git push --force*"' in result["reason"]
+    # A computed word that cannot be an option raises no doubt.
+    plain = sandbox.check_json("--config", str(config), "git push origin feature/$X")
+    assert plain["action"] == "allow", plain["reason"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "docker run -c 512 --privileged img",  # an option the table did not list, with its value
+        "docker run --cpu-shares 512 --privileged img",
+        "docker run --some-new-option 1g --privileged img",  # one it still does not list
+        "docker container run --privileged img",  # the same command spelled otherwise
+        "docker create --privileged img",
+    ],
+)
+def test_docker_run_options_after_ones_it_reads_uncertainly_still_match(
+    sandbox: Sandbox, command: str
+) -> None:
+    config = sandbox.write("policy.jsonc", POLICY)
+    result = sandbox.check_json("--config", str(config), command)
+    assert result["action"] == "deny", result["reason"]
+    assert sandbox.check_json("--config", str(config), "docker run -v=/:/host img")["action"] == "deny"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "command"),
+    [
+        ("git branch --delete *", "git branch -d x"),
+        ("git branch -m *", "git branch --move a b"),
+        ("git tag -d *", "git tag --delete v1"),
+        ("git clone -b *", "git clone --branch=main url"),
+        ("docker compose -f *", "docker compose --file=evil.yml up"),
+        ("docker run --network=host *", "docker run --net=host img"),
+        ("curl -d *", "curl --data-ascii x http://a"),
+        ("git log -n *", "git log --max-count=3"),
+    ],
+)
+def test_both_spellings_of_an_option_the_knowledge_lists_are_one_option(
+    sandbox: Sandbox, pattern: str, command: str
+) -> None:
+    config = sandbox.write(
+        "policy.jsonc",
+        '{ "extends": null, "policies": { "p": { "defaultAction": "allow", "rules": ['
+        f' {{ "action": "deny", "tool": "bash", "pattern": "{pattern}" }} ] }} }}, "defaultPolicy": "p" }}',
+    )
+    assert sandbox.check_json("--config", str(config), command)["action"] == "deny"
+
+
+def test_an_option_match_of_the_same_action_leaves_the_circuit_breakers_counting(sandbox: Sandbox) -> None:
+    config = sandbox.write(
+        "policy.jsonc",
+        '{ "extends": null, "policies": { "p": { "defaultAction": "allow", "rules": ['
+        ' { "action": "nudge", "tool": "bash", "pattern": "git push *", "message": "open a PR" },'
+        ' { "action": "nudge", "tool": "bash", "pattern": "git push --force*", "message": "never force" } ] } },'
+        ' "defaultPolicy": "p", "nudgeTimeout": { "maxNudges": 3, "windowSeconds": 3600 } }',
+    )
+    actions = [
+        sandbox.check_json("--config", str(config), "--session", "s1", command)["action"]
+        for command in ("git push origin main", "git push origin dev", "git push origin main -f")
+    ]
+    assert actions == ["nudge", "nudge", "deny"]  # the third nudge of "git push *" trips it
+
+
+def test_many_stars_are_matched_without_backtracking_for_ever() -> None:
+    # Both took longer than any hook's time limit: each split of the words was tried for each star.
+    reader = Reader(knowledge())
+    words = ("rm", *(["a"] * 40), "-f")
+    assert reader.matches("rm -f " + "* " * 25 + "Z", words, glob_matches) is False
+    assert reader.matches("rm -f " + "* " * 25 + "a", words, glob_matches) is True
+    assert not glob_matches("git " + "* " * 25 + "Z", "git " + "a " * 60)
+    assert glob_matches("git " + "* " * 25 + "a", "git " + "a " * 60 + "a")
+
+
+def test_where_the_file_system_ignores_case_command_names_are_folded(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from helpers import bash
+
+    from policy_engine import paths
+
+    config = sandbox.write("policy.jsonc", POLICY)
+    monkeypatch.setattr(paths, "CASE_INSENSITIVE", True)  # macOS, Windows: `Git` runs git
+    engine = sandbox.engine(config, use_cache=False)
+    for command in ("RM -rf x", "Git push -f", "GIT push --force", "/BIN/rm -rf x"):
+        assert engine.evaluate(bash(command, sandbox.root)).action is Action.DENY, command
+    asked = sandbox.engine(cwd=sandbox.project("repo")).evaluate(bash("Policy approve x", sandbox.root))
+    assert asked.action is Action.ASK and "policy approve loosens" in asked.reason

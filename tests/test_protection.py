@@ -415,3 +415,20 @@ def test_find_hands_what_it_finds_to_its_command(
     machine: tuple[Sandbox, Engine, Path], command: str, expected: Action
 ) -> None:
     assert judge(machine, command) is expected
+
+
+def test_a_project_file_higher_up_does_not_move_the_users_relative_protections(sandbox: Sandbox) -> None:
+    """A pattern taken from the project root holds at the working directory too: an untrusted `{}`
+    in a parent directory must not move `secrets/**` away from where it protected (red-team 14/13)."""
+    sandbox.write(
+        sandbox.user_config, '{ "pathProtection": { "secrets/**": "deny", "config/prod.yml": "deny" } }'
+    )
+    service = sandbox.project("proj/svc")
+    sandbox.write(service / "secrets" / "key", "x\n")
+    sandbox.write(service / "config" / "prod.yml", "x\n")
+    sandbox.write(sandbox.root / "proj" / ".policy-engine" / "policy.jsonc", "{}")
+    after = [
+        sandbox.run("check", f"cat {path}", cwd=service).returncode
+        for path in ("secrets/key", "config/prod.yml")
+    ]
+    assert after == [20, 20]

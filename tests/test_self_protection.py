@@ -219,3 +219,77 @@ def test_arguments_handed_to_an_inline_program_are_paths(sandbox: Sandbox) -> No
         engine.evaluate(bash("python3 -c 'import sys; print(sys.argv)' a b", sandbox.root)).action
         is Action.ALLOW
     )
+
+
+# ---- what a copied tree or a link reaches (red-team round 14, findings 1, 2, 5, 6)
+
+
+@pytest.fixture
+def home_machine(tmp_path: Path) -> Sandbox:
+    """A machine whose XDG directories are the defaults inside $HOME, with the agent working in
+    ~: the approvals store and the user policy file lie inside its working directory."""
+    sandbox = Sandbox(tmp_path)
+    for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+        sandbox.env.pop(variable)
+    home = sandbox.home
+    sandbox.write(
+        home / ".local" / "share" / "policy-engine" / "approvals.json", '{"version": 1, "approvals": []}\n'
+    )
+    sandbox.write(home / ".config" / "policy-engine" / "policy.jsonc", "{}\n")
+    sandbox.write(home / ".ssh" / "authorized_keys", "key\n")
+    sandbox.write(home / "evil" / "share" / "policy-engine" / "approvals.json", "{}\n")
+    sandbox.write(home / "evil" / ".local" / "share" / "policy-engine" / "approvals.json", "{}\n")
+    sandbox.write(home / "evil" / "policy-engine" / "policy.jsonc", "{}\n")
+    return sandbox
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cp -r evil/share ~/.local/",
+        "cp -r evil/. ~/",
+        "cp -rT evil ~",
+        "cp -a evil/.local ~/",
+        "cp -R evil/.local ~/",
+        "cp -r -t ~/.local evil/share",
+        "cp -r evil/policy-engine ~/.config/",
+        "mv -T evil/policy-engine ~/.config/policy-engine",
+        "ln .local/share/policy-engine/approvals.json a.json",
+        "cp -l .config/policy-engine/policy.jsonc x",
+        "link .ssh/authorized_keys k",
+    ],
+)
+def test_copying_a_tree_or_linking_cannot_reach_what_is_protected(
+    home_machine: Sandbox, command: str
+) -> None:
+    result = home_machine.run("check", command, cwd=home_machine.home)
+    assert result.returncode == 20, result.stdout
+
+
+def test_copying_a_tree_into_a_project_cannot_overwrite_its_settings(sandbox: Sandbox) -> None:
+    project = sandbox.project("repo")
+    sandbox.write(project / ".git" / "config", "[core]\n")
+    sandbox.write(project / ".claude" / "settings.json", "{}\n")
+    sandbox.write(project / "tpl" / ".git" / "config", "[core]\n\tfsmonitor = touch PWNED\n")
+    sandbox.write(project / "src" / "a.py", "x\n")
+    for command in ("cp -r tpl/. .", "cp -rT tpl .", "rsync -a tpl/ ."):
+        assert sandbox.run("check", command, cwd=project).returncode == 20, command
+    assert sandbox.run("check", "cp -r tpl/.git/. .git/", cwd=project).returncode == 10  # .git/config: ask
+    # Copies that cannot overwrite them stay allowed.
+    for command in ("cp -r src build", "cp -r src .", "cp src/a.py build/", "mv src lib"):
+        assert sandbox.run("check", command, cwd=project).returncode == 0, command
+
+
+def test_a_home_reached_through_a_link_is_protected_under_its_real_path(tmp_path: Path) -> None:
+    sandbox = Sandbox(tmp_path)
+    real = tmp_path / "real-home"
+    sandbox.home.rename(real)
+    sandbox.home.symlink_to(real)
+    sandbox.write(real / ".ssh" / "id_rsa", "KEY\n")
+    repo = sandbox.project("repo")
+    for command in (f"cat {real}/.ssh/id_rsa", "cat ~/.ssh/id_rsa"):
+        assert sandbox.run("check", command, cwd=repo).returncode == 20, command
+    read = sandbox.run(
+        "check", "--tool", "Read", "--input", f'{{"file_path": "{real}/.ssh/id_rsa"}}', cwd=repo
+    )
+    assert read.returncode == 20

@@ -35,20 +35,6 @@ def render(entries: Sequence[Mapping[str, Any]]) -> str:
     return f'{{\n  "version": {VERSION},\n  "approvals": [\n{body}{chr(10) if lines else ""}  ]\n}}\n'
 
 
-def read_entries(env: Mapping[str, str]) -> list[dict[str, Any]]:
-    """The stored approvals, as written; empty when there is no store. A store that cannot be read
-    is an error for the caller to report (loading it, the engine reports where it is malformed)."""
-    try:
-        with open(store_path(env), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except FileNotFoundError:
-        return []
-    entries = data.get("approvals") if isinstance(data, dict) else None
-    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise ValueError(f"{store_path(env)} is not an approvals store")
-    return entries
-
-
 def write_entries(env: Mapping[str, str], entries: Sequence[Mapping[str, Any]]) -> None:
     atomic_write(store_path(env), render(entries))
 

@@ -109,8 +109,14 @@ def _stored_approvals(
         problems += found
         if store is None:
             continue
-        for index, raw in enumerate(document.data["approvals"]):
-            problems += check_rule(raw, ("approvals", index), where, presets)
+        found = [
+            p
+            for index, raw in enumerate(document.data["approvals"])
+            for p in check_rule(raw, ("approvals", index), where, presets)
+        ]
+        problems += found
+        if found:  # a rule that is not one (a tool glob with "["): reported, never compiled
+            continue
         compiler = _LayerCompiler(where, presets)
         rules += [
             rule._replace(within=approval.project)

@@ -248,13 +248,13 @@ class Config(_Strict):
     onError: Literal["deny", "allow"] | None = Field(
         default=None,
         description="What a hook answers when the call cannot be judged (an internal error, a timeout): "
-        "deny (default) or allow (the agent's own permission flow decides). An untrusted project file "
-        "cannot set it.",
+        "deny (default) or allow (the agent's own permission flow decides). A project file cannot "
+        "set it.",
     )
     log: bool | None = Field(
         default=None,
-        description="Append every decision to the decision log (default true). An untrusted project "
-        "file cannot turn it off.",
+        description="Append every decision to the decision log (default true). A project file cannot "
+        "turn it off.",
     )
     selfProtection: bool | None = Field(
         default=None,
@@ -269,8 +269,8 @@ class Config(_Strict):
     mode: Literal["enforce", "inform", "ignore"] | None = Field(
         default=None,
         description="enforce (default): decisions apply; inform: judged and reported, only pathProtection "
-        "and managed denies block; ignore: likewise, and nothing is reported. An untrusted project file "
-        "cannot set it.",
+        "and managed denies block; ignore: likewise, and nothing is reported. A project file cannot set "
+        "it.",
     )
 
     tests: list[PolicyTest] = Field(

@@ -196,6 +196,15 @@ def _translate(
 
 def _literal_problem(where: Provenance, path: Path, value: Any) -> Problem:
     field = path[-1] if path else ""
+    if path == ("extends",):
+        shown = f'"{value}"' if isinstance(value, str) else json_type(value)
+        return problem_at(
+            where,
+            path,
+            f'extends must be "default" or null, not {shown}',
+            'leave it out (or write "default") to build on the embedded default; null drops it',
+            value=True,
+        )
     if not isinstance(value, str):
         return problem_at(where, path, f"expected an action name, got {json_type(value)}", value=True)
     if field == "defaultAction" and value == "nudge":

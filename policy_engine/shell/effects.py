@@ -11,8 +11,9 @@ from __future__ import annotations
 import os.path
 import re
 
+from .. import paths
 from ..model import Access, Sense
-from ..paths import PROCESS_CWD, absolute, collapse, glob_root, opaque, pseudo_file
+from ..paths import PROCESS_CWD, absolute, collapse, fold, glob_root, opaque, pseudo_file
 from ..policy import InterpreterSettings
 from ..protect import names_tree
 from ..record import Record
@@ -903,11 +904,13 @@ def resolve_name(word: Word, knowledge: Knowledge) -> tuple[str, bool]:
     """(the name a command is judged by, whether it names a file to run rather than a command).
 
     ``/bin/rm`` and ``/usr/bin/git`` are ``rm`` and ``git``; ``./git`` and ``/tmp/evil/git`` stay paths.
+    Where the file system ignores case (macOS, Windows), ``Git`` and ``RM`` find git and rm: the name
+    is judged in lower case.
     """
     text = word.text
     if "/" not in text:
-        return text, False
+        return (text.lower() if paths.CASE_INSENSITIVE else text), False
     directory, base = os.path.split(collapse(text) if text.startswith("/") else text)
-    if directory in knowledge.bin_directories:
-        return base, False
+    if fold(directory) in {fold(d) for d in knowledge.bin_directories}:
+        return (base.lower() if paths.CASE_INSENSITIVE else base), False
     return text, True

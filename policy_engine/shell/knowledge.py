@@ -144,7 +144,7 @@ def _resolve_shared(entry: dict[str, Any], parent: dict[str, Any] | None = None)
     subcommands = entry.get("subcommands")
     if not subcommands:
         return
-    for name, value in subcommands.items():
+    for value in subcommands.values():
         if isinstance(value, dict):
             _resolve_shared(value, subcommands)
     for name, value in subcommands.items():
