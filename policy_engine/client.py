@@ -132,7 +132,7 @@ def _timeout(env: Mapping[str, str]) -> float:
 def main() -> int:
     argv = sys.argv[1:]
     agent = _hook_agent(argv)
-    from policy_engine.adapters import AGENTS
+    from policy_engine.agents import AGENTS
 
     if agent not in AGENTS:  # any other command, or a hook call argparse will explain
         from policy_engine.cli import main as cli_main
@@ -193,9 +193,9 @@ def _answer(agent: str, raw: bytes, env: Mapping[str, str]) -> Reply:
 def _emergency(agent: str, error: BaseException) -> Reply:
     reason = f"[policy-engine] Blocked: the hook failed ({type(error).__name__}: {error}); please report it."
     try:
-        from policy_engine.adapters import adapter
+        from policy_engine.agents import agent_module
 
-        refused = adapter(agent).refuse(reason)
+        refused = agent_module(agent).refuse(reason)
         return Reply(refused.stdout, refused.stderr, refused.status)
     except BaseException:
         return Reply("", reason + "\n", 2)

@@ -23,10 +23,12 @@ if TYPE_CHECKING:
 
 
 class Context(Record):
-    """What a judgement depends on besides the atom: the call's cwd, the home directory, the
-    project root, how to spell a directory (literal and symlink-resolved, memoized), the
-    searches of the trees the call walks (one per call: files change between calls), and how to
-    read a command's options as the shell knowledge says (None: as text only)."""
+    """What a judgement depends on besides the atom: the agent's cwd (which ``$cwd`` names), the
+    home directory, the project root, how to spell a directory (literal and symlink-resolved,
+    memoized), the searches of the trees the call walks (one per call: files change between
+    calls), how to read a command's options as the shell knowledge says (None: as text only), and
+    the directory the call runs in when it is not the cwd (where a command that names no path is
+    judged)."""
 
     cwd: str
     home: str
@@ -34,6 +36,7 @@ class Context(Record):
     spell: Callable[[str], tuple[str, ...]]
     search: Search
     reader: Callable[[], Reader] | None = None
+    workdir: str | None = None
 
 
 class LayerJudge:
@@ -136,7 +139,8 @@ class LayerJudge:
                     senses = targets.setdefault(directory, [])
                     if access.sense not in senses:
                         senses.append(access.sense)
-        return targets or {path: [None] for path in context.spell(context.cwd)}, redirected - direct
+        where = context.workdir or context.cwd
+        return targets or {path: [None] for path in context.spell(where)}, redirected - direct
 
     def _approved(
         self, atom: Atom, target: str, located: tuple[str, str], verdict: Verdict, cwd: str

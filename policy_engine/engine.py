@@ -184,11 +184,18 @@ class Engine:
         started = perf_counter()
         if not isinstance(call.tool, str) or not isinstance(call.cwd, str):
             raise TypeError("ToolCall.tool and ToolCall.cwd must be strings")
-        agent_tool, tool = call.tool, canonical_tool(call.tool)
+        agent_tool, tool = call.tool, canonical_tool(call.tool, call.agent)
         cwd = normalize(call.cwd, self.cwd, self.home) if call.cwd else self.cwd
-        call = call._replace(tool=tool, cwd=cwd)
+        workdir = normalize(call.workdir, cwd, self.home) if call.workdir else None
+        call = call._replace(tool=tool, cwd=cwd, workdir=workdir if workdir != cwd else None)
         context = Context(
-            cwd, self.home, self.policy_set.project_root or cwd, self._spell, Search(), self._command_reader
+            cwd,
+            self.home,
+            self.policy_set.project_root or cwd,
+            self._spell,
+            Search(),
+            self._command_reader,
+            call.workdir,
         )
         verdicts: list[Verdict] = []
         troubles: list[str] = []  # what went wrong with the state store, for the reason
@@ -199,7 +206,7 @@ class Engine:
             if (
                 asks
                 and call.session_id
-                and self._session_allows(call.session_id, atom_key(atom, cwd), troubles)
+                and self._session_allows(call.session_id, atom_key(atom, call.workdir or cwd), troubles)
             ):
                 found = [_session_allowed(verdict, call.session_id) for verdict in found]
             verdicts += found
@@ -291,5 +298,5 @@ class Engine:
                 asked.setdefault(verdict.atom, True)
         expires = now() + ttl
         for atom in (atom for atom, ask in asked.items() if ask):
-            self.state.allow(session_id, atom_key(atom, decision.call.cwd), expires)
+            self.state.allow(session_id, atom_key(atom, decision.call.workdir or decision.call.cwd), expires)
         return sum(asked.values())

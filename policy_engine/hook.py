@@ -13,9 +13,10 @@ import json
 import signal
 from collections.abc import Mapping
 
-from .adapters import adapter
-from .adapters.protocol import HookError, Reply
+from .agents import agent_module
+from .agents.protocol import HookError, Reply
 from .errors import ConfigError
+from .model import Action
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .engine import Engine
+    from .held import HeldNudges
     from .model import ToolCall
     from .state import StateStore
 
@@ -42,7 +44,7 @@ def run(
 ) -> Reply:
     """The reply to one hook payload (``text``) of ``agent``; never raises. ``engine_for`` gives the
     engine for a call (the daemon keeps them); by default one is built for this call."""
-    module = adapter(agent)
+    module = agent_module(agent)
     engine: Engine | None = None
     try:
         with _deadline(_timeout(env)):
@@ -51,9 +53,14 @@ def run(
             engine = (engine_for or _engine)(event.call, env)
             if event.kind == "post":
                 engine.record_outcome(event.call, bool(event.ran))
-                reply: Reply = module.outcome()
+                note = _held(env).take(event.call) if getattr(module, "NUDGE_AFTER", False) else None
+                reply: Reply = module.outcome(event, note)
                 return reply
-            reply = module.answer(engine.evaluate(event.call))
+            _check_paths(event.call)
+            decision = engine.evaluate(event.call)
+            if decision.action is Action.NUDGE and getattr(module, "NUDGE_AFTER", False):
+                _held(env).put(event.call, decision.message or decision.reason)
+            reply = module.answer(decision, event)
             return reply
     except BaseException as error:
         reason = f"[policy-engine] Blocked: the policy engine could not judge this call: {_describe(error)}"
@@ -62,6 +69,22 @@ def run(
             return proceeded._replace(stderr=f"{reason} (onError is allow: not blocked)\n")
         refused: Reply = module.refuse(reason)
         return refused
+
+
+def _check_paths(call: ToolCall) -> None:
+    """A file tool that names no file is refused: judged at the working directory, it would be
+    allowed for a file nobody saw."""
+    from .tools import canonical_tool, missing_path
+
+    if missing_path(canonical_tool(call.tool, call.agent), call.input):
+        raise HookError(f"the {call.tool} call names no file (its path field is missing or empty)")
+
+
+def _held(env: Mapping[str, str]) -> HeldNudges:
+    from .held import HeldNudges
+    from .statedir import state_directory
+
+    return HeldNudges(state_directory(env))
 
 
 def _payload(text: str | bytes) -> dict[str, Any]:

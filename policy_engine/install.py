@@ -1,24 +1,18 @@
 """Putting our pre-tool-call hook into an agent's settings file, taking it out, and checking it works.
 
 ``policy install --agent NAME`` merges one entry per hook event into the agent's own settings file
-and keeps everything else there as it was; ``policy uninstall`` removes exactly those entries;
-``policy doctor`` reads the file back and runs the hook on a harmless and on a destructive sample
-call, as the agent would. The hook command is ``<this installation's policy> hook --agent NAME``.
+and keeps everything else there as it was (what each agent reads, and where, is in its module:
+``agents/<agent>.py`` ``INSTALL``); ``policy uninstall`` removes exactly those entries; ``policy
+doctor`` reads the file back, runs the installed command on a harmless and on a destructive sample
+call as the agent would, and compares the agent's installed version with the one it was verified
+with.
 
-Where each agent reads its hooks, and in what shape (checked against the agents' own documentation
-and code; see the notes in ``_AGENTS``):
-
-=========  ===================================  ==========================================  ========
-agent      project file / user file             entry                                       timeout
-=========  ===================================  ==========================================  ========
-claude     .claude/settings.json, ~/.claude/…   {"matcher": "*", "hooks": [{"type":         seconds
-                                                "command", "command", "timeout"}]}
-codex      .codex/hooks.json, $CODEX_HOME/…     the same (a Claude-compatible contract)     seconds
-gemini     .gemini/settings.json, ~/.gemini/…   the same, events BeforeTool and AfterTool   ms
-cursor     .cursor/hooks.json, ~/.cursor/…      {"command"} in a {"version": 1} file        (none)
-copilot    .github/hooks/policy-engine.json,    {"type": "command", "bash", "timeoutSec"}   seconds
-           $COPILOT_HOME/hooks/policy-engine.json
-=========  ===================================  ==========================================  ========
+The command fails closed: it is a POSIX-sh guard around this installation's interpreter and client
+module by absolute path, so that when the installation is moved or deleted the agent gets exit 2
+and a message ("policy-engine is not installed at ...") rather than exit 127, which every agent
+takes as "run the tool"; any status of the hook other than 0 and 2 becomes 2 as well. ``install
+--project`` writes a file a repository shares, so its command holds nothing of this machine: it
+runs ``policy`` from PATH, behind the same guard.
 """
 
 from __future__ import annotations
@@ -26,27 +20,31 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
+import shutil
 import stat
 import subprocess
 import sys
 import time
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from .agents import AGENTS as AGENT_NAMES
+from .agents import agent_module
+from .agents.protocol import Check, Installation
 from .record import Record
 
-AGENTS: tuple[str, ...] = ("claude", "codex", "gemini", "cursor", "copilot")
+AGENTS: tuple[str, ...] = tuple(name for name in AGENT_NAMES if agent_module(name).INSTALL is not None)
 SCOPES = ("user", "project")
 
 # Longer than the hook's own bound (POLICY_ENGINE_HOOK_TIMEOUT, 20 s by default), so that it is
 # the hook that times out and answers in the agent's protocol, not the agent that kills it.
 HOOK_TIMEOUT = 30
-# How long doctor waits for one sample run of the hook.
+# How long doctor waits for one sample run of the hook, and for an agent's --version.
 DOCTOR_TIMEOUT = 20
 DOCTOR_SESSION = "policy-doctor"
+SHELL = "/bin/sh"  # what the agents run a hook command with (Gemini CLI: bash; both read POSIX sh)
 
 Json = dict[str, Any]
 Runner = Callable[[list[str], str], tuple[int, str, str]]
@@ -56,232 +54,14 @@ class InstallResult(Record):
     path: str  # the settings file
     changed: bool  # False when it was already installed / not installed (idempotent)
     backup: str | None  # the backup written before changing an existing file
+    notes: tuple[str, ...] = ()  # what else was done (Codex's trust recorded)
+    trouble: str | None = None  # what could not be done, and what the person must do instead
 
 
-class Check(Record):
-    name: str
-    ok: bool
-    detail: str
-    fix: str | None
-
-
-# --- what each agent expects ----------------------------------------------------------------------
-
-
-def _claude_payload(command: str, cwd: str) -> Json:
-    return {
-        "session_id": DOCTOR_SESSION,
-        "transcript_path": "",
-        "cwd": cwd,
-        "permission_mode": "default",
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": f"{DOCTOR_SESSION}-1",
-    }
-
-
-def _codex_payload(command: str, cwd: str) -> Json:
-    # The required fields of codex-rs/hooks/schema/generated/pre-tool-use.command.input.schema.json.
-    return _claude_payload(command, cwd) | {"model": "", "transcript_path": None}
-
-
-def _gemini_payload(command: str, cwd: str) -> Json:
-    return {
-        "session_id": DOCTOR_SESSION,
-        "transcript_path": "",
-        "cwd": cwd,
-        "hook_event_name": "BeforeTool",
-        "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "tool_name": "run_shell_command",
-        "tool_input": {"command": command},
-    }
-
-
-def _cursor_payload(command: str, cwd: str) -> Json:
-    # Cursor names its session conversation_id; session_id is there for a hook that looks for it.
-    return {
-        "conversation_id": DOCTOR_SESSION,
-        "generation_id": f"{DOCTOR_SESSION}-1",
-        "session_id": DOCTOR_SESSION,
-        "hook_event_name": "beforeShellExecution",
-        "workspace_roots": [cwd],
-        "command": command,
-        "cwd": cwd,
-    }
-
-
-def _copilot_payload(command: str, cwd: str) -> Json:
-    # The CLI's camelCase preToolUse payload: toolArgs is a JSON string there.
-    return {
-        "sessionId": DOCTOR_SESSION,
-        "session_id": DOCTOR_SESSION,
-        "timestamp": int(time.time() * 1000),
-        "cwd": cwd,
-        "toolName": "bash",
-        "toolArgs": json.dumps({"command": command}),
-    }
-
-
-def _claude_denies(answer: Json) -> bool:
-    specific = answer.get("hookSpecificOutput")
-    decision = specific.get("permissionDecision") if isinstance(specific, dict) else None
-    return decision == "deny" or answer.get("decision") == "block"
-
-
-def _disable_all_switch(doc: Json, path: str) -> str | None:
-    # Claude Code and Copilot CLI both skip a file's hooks under "disableAllHooks": true.
-    return f'remove "disableAllHooks" from {path}' if doc.get("disableAllHooks") is True else None
-
-
-def _gemini_switch(doc: Json, path: str) -> str | None:
-    # hooksConfig.enabled today; hooks.enabled in the experimental releases.
-    for table in ("hooksConfig", "hooks"):
-        value = doc.get(table)
-        if isinstance(value, dict) and value.get("enabled") is False:
-            return f'set "{table}": {{"enabled": true}} in {path}'
-    return None
-
-
-def _codex_switch(doc: Json, path: str) -> str | None:
-    # Hooks are on by default since Codex 0.124; `[features] hooks = false` (or the older alias
-    # codex_hooks) in the config.toml of the same layer turns them off.
-    config = os.path.join(os.path.dirname(path), "config.toml")
-    try:
-        with open(config, "rb") as handle:
-            features = tomllib.load(handle).get("features")
-    except (OSError, tomllib.TOMLDecodeError):
-        return None
-    if isinstance(features, dict) and False in (features.get("hooks"), features.get("codex_hooks")):
-        return f"remove `hooks = false` (or `codex_hooks = false`) from [features] in {config}"
-    return None
-
-
-@dataclass(frozen=True)
-class _Agent:
-    project: str  # the settings file, relative to the project directory
-    home: str  # the agent's directory under HOME
-    home_variable: str | None  # the environment variable that moves that directory
-    user: str  # the settings file, relative to that directory
-    events: tuple[str, ...]
-    grouped: bool  # entries are {"matcher", "hooks": [handler]} groups, not bare handlers
-    command_key: str  # the handler's field that holds the command line
-    handler: Callable[[str], Json]
-    version: int | None  # the "version" the file must declare
-    own_file: bool  # the file is ours alone (removed when uninstall leaves it empty)
-    payload: Callable[[str, str], Json]
-    denies: Callable[[Json], bool]
-    switch: Callable[[Json, str], str | None] | None  # how hooks are turned off, as a fix
-    note: str
-
-
-_AGENTS: dict[str, _Agent] = {
-    # Claude Code (docs.claude.com/docs/claude-code/hooks): ~/.claude/settings.json and
-    # .claude/settings.json; "matcher" "*" matches every tool; "timeout" is in seconds.
-    "claude": _Agent(
-        ".claude/settings.json",
-        ".claude",
-        None,
-        "settings.json",
-        ("PreToolUse", "PostToolUse"),
-        True,
-        "command",
-        lambda command: {"type": "command", "command": command, "timeout": HOOK_TIMEOUT},
-        None,
-        False,
-        _claude_payload,
-        _claude_denies,
-        _disable_all_switch,
-        "",
-    ),
-    # Codex (developers.openai.com/codex/hooks; openai/codex codex-rs/hooks/src/engine/discovery.rs,
-    # codex-rs/config/src/hook_config.rs): a hooks.json beside each config layer, so
-    # $CODEX_HOME/hooks.json (default ~/.codex) and <repo>/.codex/hooks.json; the same groups as
-    # Claude's, "timeout" in seconds, "*" matches every tool (events/common.rs). The JSON file
-    # is preferred over a [hooks] table in config.toml: the standard library cannot write TOML,
-    # and Codex warns when one layer has both. Only PreToolUse: our Codex adapter answers that.
-    "codex": _Agent(
-        ".codex/hooks.json",
-        ".codex",
-        "CODEX_HOME",
-        "hooks.json",
-        ("PreToolUse",),
-        True,
-        "command",
-        lambda command: {"type": "command", "command": command, "timeout": HOOK_TIMEOUT},
-        None,
-        False,
-        _codex_payload,
-        _claude_denies,
-        _codex_switch,
-        "Codex runs a new or changed hook only once you trust it (/hooks), and project hooks only "
-        "in a trusted project",
-    ),
-    # Gemini CLI (geminicli.com/docs/hooks/reference; google-gemini/gemini-cli
-    # packages/core/src/hooks/hookPlanner.ts, hookRunner.ts): "hooks" in settings.json; "*"
-    # matches every tool; "timeout" is in milliseconds (default 60000).
-    "gemini": _Agent(
-        ".gemini/settings.json",
-        ".gemini",
-        None,
-        "settings.json",
-        ("BeforeTool", "AfterTool"),
-        True,
-        "command",
-        lambda command: {"type": "command", "command": command, "timeout": HOOK_TIMEOUT * 1000},
-        None,
-        False,
-        _gemini_payload,
-        lambda answer: answer.get("decision") in ("deny", "block"),
-        _gemini_switch,
-        "Gemini CLI runs project hooks only in a trusted folder",
-    ),
-    # Cursor (cursor.com/docs/agent/hooks): <project>/.cursor/hooks.json and ~/.cursor/hooks.json,
-    # {"version": 1, "hooks": {event: [{"command"}]}}; the agent's events beforeShellExecution,
-    # beforeReadFile and beforeMCPExecution answer {"permission": "allow" | "deny" | "ask"}.
-    "cursor": _Agent(
-        ".cursor/hooks.json",
-        ".cursor",
-        None,
-        "hooks.json",
-        ("beforeShellExecution", "beforeReadFile", "beforeMCPExecution"),
-        False,
-        "command",
-        lambda command: {"command": command},
-        1,
-        False,
-        _cursor_payload,
-        lambda answer: answer.get("permission") == "deny",
-        None,
-        "Cursor reads hooks.json when it starts, and project hooks only in a trusted workspace",
-    ),
-    # GitHub Copilot CLI (docs.github.com/copilot/reference/hooks-reference): every *.json in
-    # .github/hooks/ and in the user's hooks directory (~/.copilot/hooks, or $COPILOT_HOME/hooks);
-    # {"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash", "timeoutSec"}]}}. A file
-    # of our own, so nobody else's hooks share it.
-    "copilot": _Agent(
-        ".github/hooks/policy-engine.json",
-        ".copilot",
-        "COPILOT_HOME",
-        "hooks/policy-engine.json",
-        ("preToolUse", "postToolUse"),
-        False,
-        "bash",
-        lambda command: {"type": "command", "bash": command, "timeoutSec": HOOK_TIMEOUT},
-        1,
-        True,
-        _copilot_payload,
-        lambda answer: answer.get("permissionDecision") == "deny",
-        _disable_all_switch,
-        "",
-    ),
-}
-
-
-def _agent(agent: str) -> _Agent:
-    spec = _AGENTS.get(agent)
-    if spec is None:
+def _spec(agent: str) -> Installation:
+    if agent not in AGENTS:
         raise ValueError(f'unknown agent "{agent}": use one of {", ".join(AGENTS)}')
+    spec: Installation = agent_module(agent).INSTALL
     return spec
 
 
@@ -299,10 +79,74 @@ def executable() -> list[str]:
     return [interpreter, os.path.join(os.path.dirname(os.path.abspath(__file__)), "client.py")]
 
 
-def hook_command(agent: str) -> str:
-    """The command line the agent's settings file runs (quoted for a POSIX shell)."""
-    _agent(agent)
-    return shlex.join([*executable(), "hook", "--agent", agent])
+# The end of every command: a status other than 0 (the answer is on stdout) and 2 (blocked, the
+# reason on stderr) would run the tool in every agent (Gemini CLI: 1 is "allow with a warning").
+_TAIL = (
+    '[ "$S" = 0 ] || [ "$S" = 2 ] || {{ echo "[policy-engine] Blocked: the hook failed '
+    '(exit status $S); run policy doctor" >&2; S=2; }}; exit "$S"'
+)  # a str.format template, as the two commands below
+_GUARDED = (
+    'P={python}; C={client}; if [ -x "$P" ] && [ -f "$C" ]; then "$P" "$C" hook --agent {agent}; '
+    'S=$?; else echo "[policy-engine] Blocked: policy-engine is not installed at $C any more; '
+    "reinstall it and run policy install --agent {agent}, or remove this hook with policy "
+    'uninstall --agent {agent}" >&2; S=2; fi; ' + _TAIL
+)
+_PORTABLE = (
+    "if command -v policy >/dev/null 2>&1; then policy hook --agent {agent}; S=$?; else echo "
+    '"[policy-engine] Blocked: policy-engine is not installed (no policy command on PATH); '
+    'install it, or remove its hook from {file}" >&2; S=2; fi; ' + _TAIL
+)
+_GUARDED_FORM = re.compile(
+    r'P=(?P<python>.+?); C=(?P<client>.+?); if \[ -x "\$P" \] && \[ -f "\$C" \]; then '
+    r'"\$P" "\$C" hook --agent (?P<agent>[a-z]+);'
+)
+_PORTABLE_FORM = re.compile(
+    r"if command -v policy >/dev/null 2>&1; then policy hook --agent (?P<agent>[a-z]+);"
+)
+
+
+def hook_command(agent: str, scope: str = "user") -> str:
+    """The command line ``scope``'s settings file runs (POSIX sh): this installation by absolute
+    path for the user's file, ``policy`` from PATH for a project's, each behind the guard."""
+    spec = _spec(agent)
+    if scope == "project":
+        return _PORTABLE.format(agent=agent, file=spec.project)
+    python, client = (shlex.quote(part) for part in executable())
+    return _GUARDED.format(python=python, client=client, agent=agent)
+
+
+class InstalledCommand(Record):
+    """A command of ours as read back from a settings file: ``guarded`` (by absolute path),
+    ``portable`` (``policy`` from PATH) or ``bare`` (an older release's, without the guard: it
+    runs the tool when the installation is gone); ``program`` the argv before ``hook``."""
+
+    form: str
+    program: tuple[str, ...]
+    agent: str
+
+
+def read_command(command: str) -> InstalledCommand | None:
+    """What ``command`` runs, when it is some installation's hook of ours; else None."""
+    if " hook --agent " not in command:
+        return None
+    guarded = _GUARDED_FORM.match(command)
+    if guarded is not None:
+        try:
+            program = (*shlex.split(guarded["python"]), *shlex.split(guarded["client"]))
+        except ValueError:
+            return None
+        return InstalledCommand("guarded", program, guarded["agent"])
+    portable = _PORTABLE_FORM.match(command)
+    if portable is not None:
+        return InstalledCommand("portable", ("policy",), portable["agent"])
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    start = len(words) - 3  # an older release wrote `PROGRAM... hook --agent NAME` and nothing else
+    if start >= 1 and words[start : start + 2] == ["hook", "--agent"] and _is_policy(words[:start]):
+        return InstalledCommand("bare", tuple(words[:start]), words[-1])
+    return None
 
 
 def _is_policy(prefix: list[str]) -> bool:
@@ -316,27 +160,11 @@ def _is_policy(prefix: list[str]) -> bool:
     return len(prefix) == 3 and prefix[1:] == ["-m", "policy_engine"]
 
 
-def _hook_prefix(command: str, agent: str) -> list[str] | None:
-    """The argv before ``hook --agent AGENT`` when ``command`` is our hook, else None."""
-    if f" hook --agent {agent}" not in command:
-        return None
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    tail = ["hook", "--agent", agent]
-    for start in range(1, len(words) - 2):
-        if words[start : start + 3] == tail and _is_policy(words[:start]):
-            return words[:start]
-    return None
-
-
 def _is_ours(handler: Any, key: str, agent: str) -> bool:
-    return (
-        isinstance(handler, dict)
-        and isinstance(handler.get(key), str)
-        and _hook_prefix(handler[key], agent) is not None
-    )
+    if not (isinstance(handler, dict) and isinstance(handler.get(key), str)):
+        return False
+    found = read_command(handler[key])
+    return found is not None and found.agent == agent
 
 
 # --- where -----------------------------------------------------------------------------------------
@@ -344,15 +172,17 @@ def _is_ours(handler: Any, key: str, agent: str) -> bool:
 
 def settings_path(agent: str, scope: str, cwd: str, env: Mapping[str, str]) -> str:
     """The settings file that holds ``agent``'s hooks for ``scope`` ("user" or "project")."""
-    spec = _agent(agent)
+    spec = _spec(agent)
     if scope == "project":
         return os.path.join(os.path.abspath(cwd), *spec.project.split("/"))
     if scope != "user":
         raise ValueError(f'unknown scope "{scope}": use "user" or "project"')
-    return os.path.join(_agent_home(spec, env), *spec.user.split("/"))
+    return os.path.join(agent_home(agent, env), *spec.user.split("/"))
 
 
-def _agent_home(spec: _Agent, env: Mapping[str, str]) -> str:
+def agent_home(agent: str, env: Mapping[str, str]) -> str:
+    """The agent's own directory (``$CODEX_HOME``, else ``~/.codex``)."""
+    spec = _spec(agent)
     home = env.get("HOME", "")
     moved = env.get(spec.home_variable, "").strip() if spec.home_variable else ""
     if moved:
@@ -484,7 +314,7 @@ class _Rewrite:
         return kept
 
 
-def _rewritten(doc: Json, spec: _Agent, agent: str, command: str | None, path: str) -> Json:
+def _rewritten(doc: Json, spec: Installation, agent: str, command: str | None, path: str) -> Json:
     """``doc`` with our entries set to ``command`` (added where missing), or removed when None."""
     hooks = doc.get("hooks", {})
     if not isinstance(hooks, dict):
@@ -505,7 +335,7 @@ def _rewritten(doc: Json, spec: _Agent, agent: str, command: str | None, path: s
 
 
 def _rewritten_event(
-    hooks: Json, event: str, spec: _Agent, agent: str, command: str | None, path: str
+    hooks: Json, event: str, spec: Installation, agent: str, command: str | None, path: str
 ) -> Json:
     entries = hooks.get(event, [])
     if not isinstance(entries, list):
@@ -513,7 +343,7 @@ def _rewritten_event(
     rewrite = _Rewrite(spec.command_key, agent, command)
     kept = rewrite.groups(entries) if spec.grouped else rewrite.handlers(entries)
     if command is not None and not rewrite.found:
-        handler = spec.handler(command)
+        handler = agent_module(agent).handler(command, HOOK_TIMEOUT)
         kept.append({"matcher": "*", "hooks": [handler]} if spec.grouped else handler)
     return {event: kept} if kept or event in hooks else {}
 
@@ -522,19 +352,25 @@ def _rewritten_event(
 
 
 def install(agent: str, scope: str, cwd: str, env: Mapping[str, str]) -> InstallResult:
-    """Add our hook to ``agent``'s settings file for ``scope``, keeping everything else there."""
-    spec = _agent(agent)
+    """Add our hook to ``agent``'s settings file for ``scope``, keeping everything else there, and
+    take the agent's own step that makes it run (Codex: trust)."""
+    spec = _spec(agent)
     path = settings_path(agent, scope, cwd, env)
     old, doc = _load(path)
-    new = _rewritten(doc, spec, agent, hook_command(agent), path)
-    if old is not None and new == doc:
-        return InstallResult(path, False, None)
-    return InstallResult(path, True, _commit(path, old, new))
+    new = _rewritten(doc, spec, agent, hook_command(agent, scope), path)
+    result = InstallResult(path, False, None)
+    if old is None or new != doc:
+        result = InstallResult(path, True, _commit(path, old, new))
+    after = getattr(agent_module(agent), "after_install", None)
+    if after is not None:
+        notes, trouble = after(path, new, _ours(agent), agent_home(agent, env), cwd, env)
+        result = result._replace(notes=tuple(notes), trouble=trouble)
+    return result
 
 
 def uninstall(agent: str, scope: str, cwd: str, env: Mapping[str, str]) -> InstallResult:
     """Remove our hook entries from ``agent``'s settings file for ``scope``, and nothing else."""
-    spec = _agent(agent)
+    spec = _spec(agent)
     path = settings_path(agent, scope, cwd, env)
     old, doc = _load(path)
     new = _rewritten(doc, spec, agent, None, path)
@@ -543,6 +379,11 @@ def uninstall(agent: str, scope: str, cwd: str, env: Mapping[str, str]) -> Insta
     leftover = {key: value for key, value in new.items() if key != "version"}
     remove = spec.own_file and not leftover
     return InstallResult(path, True, _commit(path, old, None if remove else new))
+
+
+def _ours(agent: str) -> Callable[[Any], bool]:
+    key = _spec(agent).command_key
+    return lambda handler: _is_ours(handler, key, agent)
 
 
 # --- doctor -------------------------------------------------------------------------------------
@@ -555,16 +396,19 @@ def doctor(
     env: Mapping[str, str],
     run: Runner | None = None,
 ) -> list[Check]:
-    """Check each agent's installation end to end: the file, our entries, and the hook's answers.
+    """Check each agent's installation end to end: the file, our entries, the agent's own switches
+    and trust, the installed command's answers, and the agent's version.
 
-    ``run(argv, stdin) -> (status, stdout, stderr)`` runs the hook (default: a subprocess in ``cwd``
-    with a 20 s timeout).
+    ``run(argv, stdin) -> (status, stdout, stderr)`` runs a program (default: a subprocess in
+    ``cwd`` with a 20 s timeout); the hook is run as the agent runs it, ``/bin/sh -c COMMAND``.
     """
     runner = run or _subprocess_runner(cwd, env)
     checks: list[Check] = []
     for agent in agents:
-        checks += _settings_checks(agent, scope, cwd, env)
-        checks += _run_checks(agent, cwd, runner)
+        found, command = _settings_checks(agent, scope, cwd, env)
+        checks += found
+        checks += _run_checks(agent, command or hook_command(agent, scope), cwd, runner)
+        checks.append(_version_check(agent, env, runner))
     return checks
 
 
@@ -592,8 +436,12 @@ def _subprocess_runner(cwd: str, env: Mapping[str, str]) -> Runner:
     return run
 
 
-def _settings_checks(agent: str, scope: str, cwd: str, env: Mapping[str, str]) -> list[Check]:
-    spec = _agent(agent)
+def _settings_checks(
+    agent: str, scope: str, cwd: str, env: Mapping[str, str]
+) -> tuple[list[Check], str | None]:
+    """The checks of the settings file, and the command of ours it holds (None: none)."""
+    spec = _spec(agent)
+    module = agent_module(agent)
     path = settings_path(agent, scope, cwd, env)
     install_fix = f"run `policy install --agent {agent} --{scope}`"
     name = f"{agent}: settings file"
@@ -601,18 +449,25 @@ def _settings_checks(agent: str, scope: str, cwd: str, env: Mapping[str, str]) -
         old, doc = _load(path)
     except ValueError as error:
         fix = f"repair {path} (or move it away), then {install_fix}"
-        return [Check(name, False, str(error), fix)]
+        return [Check(name, False, str(error), fix)], None
     if old is None:
-        return [Check(name, False, f"{path} does not exist", install_fix)]
+        return [Check(name, False, f"{path} does not exist", install_fix)], None
     note = f" ({spec.note})" if spec.note else ""
     checks = [Check(name, True, f"{path} is a JSON object{note}", None)]
-    checks += [_entry_check(agent, spec, doc, event, path, install_fix) for event in spec.events]
-    if spec.switch is not None:
-        checks.append(_switch_check(agent, spec.switch, doc, path))
-    return checks
+    commands = []
+    for event in spec.events:
+        check, command = _entry_check(agent, spec, doc, event, path, scope, env, install_fix)
+        checks.append(check)
+        commands.append(command)
+    if module.switch is not None:
+        checks.append(_switch_check(agent, module.switch, doc, path))
+    trust = getattr(module, "trust_checks", None)
+    if trust is not None:
+        checks += trust(path, doc, _ours(agent), agent_home(agent, env), cwd, env)
+    return checks, next((command for command in commands if command), None)
 
 
-def _our_handlers(doc: Json, spec: _Agent, agent: str, event: str) -> list[Json]:
+def _our_handlers(doc: Json, spec: Installation, agent: str, event: str) -> list[Json]:
     hooks = doc.get("hooks")
     entries = hooks.get(event) if isinstance(hooks, dict) else None
     if not isinstance(entries, list):
@@ -623,20 +478,49 @@ def _our_handlers(doc: Json, spec: _Agent, agent: str, event: str) -> list[Json]
     return [handler for handler in entries if _is_ours(handler, spec.command_key, agent)]
 
 
-def _entry_check(agent: str, spec: _Agent, doc: Json, event: str, path: str, fix: str) -> Check:
+def _entry_check(
+    agent: str,
+    spec: Installation,
+    doc: Json,
+    event: str,
+    path: str,
+    scope: str,
+    env: Mapping[str, str],
+    fix: str,
+) -> tuple[Check, str | None]:
+    """Our entry for ``event``, and whether its command would still run this engine."""
     name = f"{agent}: {event} hook"
     handlers = _our_handlers(doc, spec, agent, event)
     if not handlers:
-        return Check(name, False, f"no policy hook for {event} in {path}", fix)
+        return Check(name, False, f"no policy hook for {event} in {path}", fix), None
     command = handlers[0][spec.command_key]
-    prefix = _hook_prefix(command, agent) or []
-    program = prefix[0] if prefix else ""
-    if not os.path.isabs(program):
-        return Check(name, False, f"{command} depends on PATH to find {program}", fix)
-    if not (os.path.isfile(program) and os.access(program, os.X_OK)):
-        return Check(name, False, f"{command}: {program} does not exist or cannot run", fix)
-    other = "" if prefix == executable() else f" (not this installation: {shlex.join(executable())})"
-    return Check(name, True, f"{command}{other}", None)
+    found = read_command(command)
+    assert found is not None  # _our_handlers read it
+    if found.form == "portable":
+        program = shutil.which("policy", path=env.get("PATH", os.defpath))
+        if program is None:
+            return Check(
+                name, False, "it runs policy from PATH, and PATH has none", "install policy-engine"
+            ), command
+        return Check(name, True, f"policy from PATH ({program}), failing closed without it", None), command
+    missing = [part for part in found.program if os.path.isabs(part) and not os.path.exists(part)]
+    if not os.path.isabs(found.program[0]):
+        return Check(name, False, f"{command} depends on PATH to find {found.program[0]}", fix), command
+    if missing:
+        detail = f"{command}: {missing[0]} does not exist (the installation was moved or removed)"
+        return Check(name, False, detail, fix), command
+    if not os.access(found.program[0], os.X_OK):
+        return Check(name, False, f"{command}: {found.program[0]} cannot run", fix), command
+    if found.form == "bare":
+        detail = f"{command} is an older form that lets the tool run when the installation is gone"
+        return Check(name, False, detail, fix), command
+    if scope == "project":
+        detail = "the project's file names this machine's paths, which its other users do not have"
+        return Check(name, True, detail, fix, warning=True), command
+    other = (
+        "" if list(found.program) == executable() else f" (not this installation: {shlex.join(executable())})"
+    )
+    return Check(name, True, f"{shlex.join(found.program)}, failing closed without it{other}", None), command
 
 
 def _switch_check(agent: str, switch: Callable[[Json, str], str | None], doc: Json, path: str) -> Check:
@@ -647,12 +531,15 @@ def _switch_check(agent: str, switch: Callable[[Json, str], str | None], doc: Js
     return Check(name, False, "the agent's hooks are switched off", fix)
 
 
-def _run_checks(agent: str, cwd: str, run: Runner) -> list[Check]:
-    spec = _agent(agent)
-    argv = [*executable(), "hook", "--agent", agent]
-    harmless = run(argv, json.dumps(spec.payload("ls", cwd)))
-    dangerous = run(argv, json.dumps(spec.payload("rm -rf /", cwd)))
-    return [_harmless_check(agent, spec, harmless), _dangerous_check(agent, spec, dangerous)]
+def _run_checks(agent: str, command: str, cwd: str, run: Runner) -> list[Check]:
+    module = agent_module(agent)
+    argv = [SHELL, "-c", command]
+    harmless = run(argv, json.dumps(module.sample("ls", cwd, DOCTOR_SESSION)))
+    dangerous = run(argv, json.dumps(module.sample("rm -rf /", cwd, DOCTOR_SESSION)))
+    return [
+        _harmless_check(agent, module.denies, harmless),
+        _dangerous_check(agent, module.denies, dangerous),
+    ]
 
 
 def _answer(stdout: str) -> Json | None:
@@ -664,7 +551,7 @@ def _answer(stdout: str) -> Json | None:
     return value if isinstance(value, dict) else None
 
 
-def _harmless_check(agent: str, spec: _Agent, result: tuple[int, str, str]) -> Check:
+def _harmless_check(agent: str, denies: Callable[[Json], bool], result: tuple[int, str, str]) -> Check:
     name = f"{agent}: harmless call (ls) allowed"
     status, stdout, stderr = result
     answer = _answer(stdout)
@@ -673,23 +560,56 @@ def _harmless_check(agent: str, spec: _Agent, result: tuple[int, str, str]) -> C
         return Check(name, False, f"exit status {status}: {_excerpt(stderr or stdout)}", see)
     if answer is None:
         return Check(name, False, f"exit 0 but no JSON object on stdout: {_excerpt(stdout)}", see)
-    if spec.denies(answer):
+    if denies(answer):
         fix = "see why with `policy check --explain ls`"
         return Check(name, False, f"the hook denies `ls`: {_excerpt(stdout)}", fix)
     return Check(name, True, f"exit 0, {_excerpt(stdout)}", None)
 
 
-def _dangerous_check(agent: str, spec: _Agent, result: tuple[int, str, str]) -> Check:
+def _dangerous_check(agent: str, denies: Callable[[Json], bool], result: tuple[int, str, str]) -> Check:
     name = f"{agent}: destructive call (rm -rf /) blocked"
     status, stdout, stderr = result
     answer = _answer(stdout)
     if status == 2:
         return Check(name, True, f"exit 2: {_excerpt(stderr)}", None)
-    if status == 0 and answer is not None and spec.denies(answer):
+    if status == 0 and answer is not None and denies(answer):
         return Check(name, True, f"exit 0, denied: {_excerpt(stdout)}", None)
     detail = f"exit status {status}, stdout {_excerpt(stdout)}, stderr {_excerpt(stderr)}"
     fix = "`rm -rf /` must be denied: see what the policy says with `policy check --explain 'rm -rf /'`"
     return Check(name, False, detail, fix)
+
+
+def _version_check(agent: str, env: Mapping[str, str], run: Runner) -> Check:
+    """The agent's installed version beside the one its module was verified with: a newer agent
+    may send what the module does not read, so it is worth a look (and `tests/e2e` a run)."""
+    module = agent_module(agent)
+    name = f"{agent}: version"
+    verified = module.VERIFIED
+    program = shutil.which(module.PROGRAM, path=env.get("PATH", os.defpath))
+    if program is None:
+        basis = f"verified with {verified}" if verified else "not verified with a real CLI"
+        return Check(name, True, f"{module.PROGRAM} is not on PATH ({basis})", None)
+    _, stdout, stderr = run([program, "--version"], "")
+    found = re.search(r"\d+(?:\.\d+)+", stdout or stderr)
+    installed = found.group(0) if found else None
+    if verified is None:
+        detail = (
+            f"{module.NAME} {installed or '(version unknown)'}; this agent was not verified with a real CLI"
+        )
+        return Check(name, True, detail, None, warning=True)
+    if installed is None:
+        return Check(name, True, f"{program} --version said {_excerpt(stdout or stderr)}", None, warning=True)
+    if _version(installed) > _version(verified):
+        detail = (
+            f"{module.NAME} {installed} is newer than {verified}, the version policy-engine was verified with"
+        )
+        fix = "check the README's agent table, or upgrade policy-engine"
+        return Check(name, True, detail, fix, warning=True)
+    return Check(name, True, f"{module.NAME} {installed} (verified with {verified})", None)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
 
 
 def _excerpt(text: str, limit: int = 200) -> str:

@@ -63,7 +63,13 @@ class Sense(StrEnum):
 
 
 class ToolCall(Record):
-    """One tool call of an agent, with the tool's canonical or agent-specific name."""
+    """One tool call of an agent, with the tool's canonical or agent-specific name.
+
+    ``cwd`` is the agent's working directory, which locations' ``$cwd`` names; ``workdir`` the
+    directory this call runs in when the agent lets a call choose its own (Gemini CLI's
+    ``dir_path``, Codex's ``workdir``): relative paths resolve there, but it does not move
+    ``$cwd``. ``doubts`` are what the agent's payload said that its module could not read (a
+    tool field it does not know): each one makes the call unproven, like a doubt of the analysis."""
 
     tool: str
     input: Mapping[str, Any]
@@ -71,6 +77,8 @@ class ToolCall(Record):
     session_id: str | None = None
     tool_call_id: str | None = None
     agent: str | None = None
+    doubts: tuple[str, ...] = ()
+    workdir: str | None = None
 
 
 class Access(Record):

@@ -14,8 +14,9 @@ import os
 import re
 import sys
 
+from .agents import catalog
 from .config.cache import cache_directory
-from .config.discover import managed_path, pi_agent_directory, user_candidates
+from .config.discover import agent_directory, managed_path, user_candidates
 from .config.trust import store_path
 from .model import Action, Origin
 from .policy import WRITE_SENSES, Protection
@@ -29,25 +30,11 @@ if TYPE_CHECKING:
 
 ORIGIN = Origin("built-in", 0, 0, "selfProtection")
 
-# Agent settings that load hooks, wherever a project keeps them (a relative name in any directory,
+# Settings that load hooks, wherever a project keeps them (a relative name in any directory,
 # checked at the top of a walked tree too): (shown pattern, name or directory, regex of the rest).
-AGENT_SETTINGS = (
-    (".policy-engine/", ".policy-engine", r"(?:/.*)?"),
-    # The directories that hold agent settings, themselves: replacing or removing one (`mv x .claude`)
-    # replaces the settings inside; writing other files in them (.claude/commands/) stays allowed.
-    (".claude", ".claude", ""),
-    (".gemini", ".gemini", ""),
-    (".cursor", ".cursor", ""),
-    (".github", ".github", ""),
-    (".copilot", ".copilot", ""),
-    (".pi/", ".pi", r"(?:/.*)?"),
-    (".claude/settings*.json", ".claude", r"/settings[^/]*\.json"),
-    (".gemini/settings.json", ".gemini", r"/settings\.json"),
-    (".codex/", ".codex", r"(?:/.*)?"),
-    (".cursor/hooks.json", ".cursor", r"/hooks\.json"),
-    (".github/hooks/", ".github", r"/hooks(?:/.*)?"),  # GitHub Copilot's, per repository
-    (".copilot/hooks/", ".copilot", r"/hooks(?:/.*)?"),  # and per user
-)
+# Ours, and each agent's (agents/<agent>.py SETTINGS): the directories that hold agent settings,
+# themselves, too, since replacing or removing one (`mv x .claude`) replaces the settings inside.
+SETTINGS = ((".policy-engine/", ".policy-engine", r"(?:/.*)?"), *catalog.SETTINGS)
 
 
 def protected_paths(env: Mapping[str, str], discovery: Discovery, home: str) -> list[str]:
@@ -61,11 +48,11 @@ def protected_paths(env: Mapping[str, str], discovery: Discovery, home: str) -> 
         os.path.dirname(store_path(env)),
         state_directory(env),
         cache_directory(env),
-        pi_agent_directory(env),
-        os.path.join(home, ".codex"),
+        # The agents' own directories (their default place, and where a variable moves them).
+        *(os.path.join(home, *relative.split("/")) for _, relative in catalog.HOMES),
+        *(agent_directory(env, variable, relative) for variable, relative in catalog.HOMES),
         # The engine itself: its code (a changed client.py or a .pth beside it runs anything).
         os.path.dirname(os.path.abspath(__file__)),
-        *(env[name] for name in ("CODEX_HOME", "COPILOT_HOME") if env.get(name)),
     ]
     return list(dict.fromkeys(os.path.normpath(path) for path in paths))
 
@@ -86,7 +73,7 @@ def self_protections(env: Mapping[str, str], discovery: Discovery, home: str) ->
         entries.append(
             Protection(shown, Action.DENY, "absolute", pth, ORIGIN, WRITE_SENSES, packages.lstrip("/"), False)
         )
-    for shown, name, rest in AGENT_SETTINGS:
+    for shown, name, rest in SETTINGS:
         regex = rf"(?:.+/)?{re.escape(name)}{rest}$"
         entries.append(Protection(shown, Action.DENY, "anywhere", regex, ORIGIN, WRITE_SENSES, name, True))
     return tuple(entries)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .agents import catalog
 from .model import Sense
 from .paths import glob_root
 from .protect import names_tree
@@ -19,60 +20,36 @@ if TYPE_CHECKING:
 
 BASH = "bash"
 
-# Agent tool name -> canonical tool name.
-ALIASES: dict[str, str] = {
-    # Claude Code
-    "Bash": BASH,
-    "Read": "read",
-    "Write": "write",
-    "Edit": "edit",
-    "MultiEdit": "edit",
-    "NotebookEdit": "edit",
-    "Grep": "grep",
-    "Glob": "find",
-    "LS": "ls",
-    "WebFetch": "web_fetch",
-    "WebSearch": "web_search",
-    "TodoWrite": "todo",
-    "Task": "task",
-    # Gemini CLI
-    "run_shell_command": BASH,
-    "read_file": "read",
-    "read_many_files": "read",
-    "write_file": "write",
-    "replace": "edit",
-    "glob": "find",
-    "search_file_content": "grep",
-    "list_directory": "ls",
-    "google_web_search": "web_search",
-    "write_todos": "todo",
-}
+# Agent tool name -> canonical tool name, for every agent (each agent's own table is in its module,
+# agents/<agent>.py). A call from a known agent is named by that agent's table.
+ALIASES: dict[str, str] = catalog.ALIASES
+PATCH = "patch"  # Codex's apply_patch: judged file by file (patch.py)
 
 # How each file tool touches its path. Directory tools read the tree they are pointed at.
 SENSES: dict[str, Sense] = {
     "read": Sense.READ,
     "write": Sense.WRITE,
     "edit": Sense.WRITE,
+    "delete": Sense.DELETE,
     "grep": Sense.READ,
     "find": Sense.READ,
     "ls": Sense.READ,
 }
 
-# Directory tools without a path search the working directory.
+# Directory tools without a path search the working directory; the others need a path.
 DEFAULTS_TO_CWD = frozenset({"grep", "find", "ls"})
+NEEDS_PATH = frozenset({"read", "write", "edit", "delete"})
 GLOB_TOOL = "find"  # the agents' glob tools, whose `pattern` is a path glob
 
-# Tools that read every file under a directory they are given (``Access.tree``). The agents' grep
-# tools are ripgrep underneath, which skips hidden files; find and ls only list names.
-TREES: dict[str, str] = {"grep": "visible"}
-# Agents' tools that walk differently from the canonical tool they are named as. Claude Code's Grep
-# runs ripgrep with --hidden, which skips what git ignores in a work tree (protect.py: "git");
-# Gemini CLI's search_file_content runs git grep, which falls back to `grep -r` (hidden files too)
-# outside a repository or when git fails there.
-AGENT_TREES: dict[str, str] = {"Grep": "git", "search_file_content": "all"}
+# How a search tool reads the files under a directory it is given (``Access.tree``), when its
+# agent is not known: every file. Each agent's own tools walk as its module says (``TREES``:
+# Claude Code's and pi's Grep are ripgrep with --hidden, which skips what git ignores, protect.py
+# "git"; Gemini CLI's and Copilot CLI's read hidden files too). find and ls only list names.
+TREES: dict[str, str] = {"grep": "all"}
 # Fields of the search tools that limit a walk to the files a glob names (Claude Code's Grep
-# `glob`, Gemini CLI's `include`): ripgrep reads them even when hidden or ignored.
-NAME_GLOB_FIELDS = ("glob", "include")
+# `glob`, Gemini CLI's `include` and `include_pattern`): ripgrep reads them even when hidden or
+# ignored.
+NAME_GLOB_FIELDS = ("glob", "include", "include_pattern")
 
 # Input fields that name one path, in the order agents use them (pi, Claude Code, Gemini CLI, ...),
 # and fields that name several: each a path, a directory read whole, or a glob (Gemini CLI's
@@ -82,9 +59,19 @@ PATH_LIST_FIELDS = ("paths", "absolute_paths", "include")
 GLOB_CHARACTERS = frozenset("*?[{")
 
 
-def canonical_tool(name: str) -> str:
-    """The canonical name of an agent's tool (``Bash`` -> ``bash``); unknown names are kept."""
+def canonical_tool(name: str, agent: str | None = None) -> str:
+    """The canonical name of an agent's tool (``Bash`` -> ``bash``), by ``agent``'s own table when
+    it is known; unknown names are kept."""
+    own = catalog.TOOLS.get(agent) if agent else None
+    if own is not None and name in own:
+        return own[name]
     return ALIASES.get(name, name)
+
+
+def missing_path(tool: str, tool_input: Any) -> bool:
+    """Whether a file tool (canonically ``tool``) that needs a path names none: judged at the
+    working directory, a ``Write`` with only ``content`` would be allowed for a file nobody saw."""
+    return tool in NEEDS_PATH and not input_paths(tool_input) and not input_path_lists(tool_input)
 
 
 def input_paths(tool_input: Any) -> tuple[str, ...]:
@@ -137,9 +124,12 @@ def glob_directory(pattern: str) -> str:
     return glob_root(pattern, GLOB_CHARACTERS) or pattern
 
 
-def tree_of(agent_tool: str, tool: str, tool_input: Any = None) -> str | None:
+def tree_of(agent: str | None, agent_tool: str, tool: str, tool_input: Any = None) -> str | None:
     """How an agent's tool (canonically ``tool``) walks a directory it is given, if it does."""
-    tree = AGENT_TREES.get(agent_tool, TREES.get(tool))
+    if agent:
+        tree = catalog.TREES.get((agent, agent_tool), TREES.get(tool))
+    else:
+        tree = catalog.TREES_BY_NAME.get(agent_tool, TREES.get(tool))
     if tree is not None and isinstance(tool_input, Mapping):
         globs = [tool_input[f] for f in NAME_GLOB_FIELDS if isinstance(tool_input.get(f), str)]
         globs = [glob for glob in globs if not glob.startswith("!")]  # an exclusion only narrows

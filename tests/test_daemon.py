@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import socket
 import stat
 import subprocess
@@ -62,10 +61,11 @@ def daemon(sandbox: Sandbox) -> Iterator[Path]:
 def hook(
     sandbox: Sandbox, text: str, *, daemon: bool, importtime: bool = False
 ) -> subprocess.CompletedProcess[str]:
-    """The hook as `policy install` writes it into the agents' settings."""
-    argv = shlex.split(hook_command("claude"))
+    """The hook as `policy install` writes it into the agents' settings, run as they run it."""
+    command = hook_command("claude")
     if importtime:
-        argv.insert(1, "-Ximporttime")
+        command = command.replace('"$P" "$C"', '"$P" -Ximporttime "$C"')
+    argv = ["/bin/sh", "-c", command]
     env = {**sandbox.env, "POLICY_ENGINE_DAEMON": "1" if daemon else "0"}
     return subprocess.run(argv, input=text, capture_output=True, text=True, env=env, timeout=60)
 
@@ -191,7 +191,7 @@ def test_a_stuck_daemon_costs_half_the_budget_at_most(sandbox: Sandbox) -> None:
     thread = threading.Thread(target=accept_and_hang, daemon=True)
     thread.start()
     try:
-        argv = shlex.split(hook_command("claude"))
+        argv = ["/bin/sh", "-c", hook_command("claude")]
         env = {**sandbox.env, "POLICY_ENGINE_DAEMON": "1", "POLICY_ENGINE_HOOK_TIMEOUT": "4"}
         started = time.monotonic()
         result = subprocess.run(

@@ -56,7 +56,20 @@ def claude(cwd: str, tool: str, tool_input: dict[str, Any], event: str = "PreToo
 
 
 def codex(cwd: str, tool: str, tool_input: dict[str, Any], event: str = "PreToolUse") -> dict[str, Any]:
-    return {**claude(cwd, tool, tool_input, event), "model": "gpt-5-codex", "turn_id": "1"}
+    # Codex 0.171.0 (reference/agents-observed.md): its rollout file is not there in a test, so the
+    # payload's cwd is the session's.
+    return {
+        "session_id": "s1",
+        "turn_id": "t1",
+        "transcript_path": None,
+        "cwd": cwd,
+        "hook_event_name": event,
+        "model": "gpt-5.5",
+        "permission_mode": "bypassPermissions",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": "call_1",
+    }
 
 
 def gemini(cwd: str, tool: str, tool_input: dict[str, Any], event: str = "BeforeTool") -> dict[str, Any]:
@@ -82,11 +95,13 @@ def cursor(root: str, event: str, **fields: Any) -> dict[str, Any]:
 
 
 def copilot(cwd: str, tool: str, tool_args: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    # Copilot CLI 1.0.102: toolArgs is an object (a JSON string before 1.0: see its own test)
     return {
+        "sessionId": "s1",
         "timestamp": 1764493200000,
         "cwd": cwd,
         "toolName": tool,
-        "toolArgs": json.dumps(tool_args),
+        "toolArgs": tool_args,
         **extra,
     }
 
@@ -96,10 +111,10 @@ def pi(cwd: str, tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
 
 
 def shell(agent: str, cwd: str, command: str) -> dict[str, Any]:
-    if agent in ("claude", "codex"):
-        return {"claude": claude, "codex": codex}[agent](
-            cwd, "Bash", {"command": command, "description": "x"}
-        )
+    if agent == "claude":
+        return claude(cwd, "Bash", {"command": command, "description": "x"})
+    if agent == "codex":
+        return codex(cwd, "Bash", {"command": command})
     if agent == "gemini":
         return gemini(cwd, "run_shell_command", {"command": command, "description": "x"})
     if agent == "cursor":
@@ -120,7 +135,7 @@ def file_tool(agent: str, cwd: str, kind: str) -> dict[str, Any] | None:
             "mcp": ("mcp__gh__create_issue", {"title": "x"}),
         },
         "gemini": {
-            "read": ("read_file", {"absolute_path": path}),
+            "read": ("read_file", {"file_path": path}),
             "write": ("write_file", {"file_path": path, "content": "x"}),
             "edit": ("replace", {"file_path": path, "old_string": "a", "new_string": "b"}),
             "mcp": ("mcp__gh__create_issue", {"title": "x"}),
@@ -128,17 +143,25 @@ def file_tool(agent: str, cwd: str, kind: str) -> dict[str, Any] | None:
         "copilot": {
             "read": ("view", {"path": path}),
             "write": ("create", {"path": path, "file_text": "x"}),
-            "edit": ("str_replace", {"path": path, "old_str": "a", "new_str": "b"}),
+            "edit": ("edit", {"path": path, "old_str": "a", "new_str": "b"}),
             "mcp": ("mcp__gh__create_issue", {"title": "x"}),
         },
         "pi": {
             "read": ("read", {"path": path}),
             "write": ("write", {"path": path, "content": "x"}),
-            "edit": ("edit", {"path": path, "oldText": "a", "newText": "b"}),
+            "edit": ("edit", {"path": path, "edits": [{"oldText": "a", "newText": "b"}]}),
             "mcp": ("mcp__gh__create_issue", {"title": "x"}),
         },
     }
-    shapes["codex"] = shapes["claude"]
+    shapes["codex"] = {
+        "read": ("Read", {"file_path": path}),  # not a Codex tool: judged by the shared names
+        "write": ("apply_patch", {"command": f"*** Begin Patch\n*** Add File: {path}\n+x\n*** End Patch\n"}),
+        "edit": (
+            "apply_patch",
+            {"command": f"*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n"},
+        ),
+        "mcp": ("mcp__gh__create_issue", {"title": "x"}),
+    }
     if agent == "cursor":
         if kind == "read":
             return cursor(cwd, "beforeReadFile", file_path=path, content="x")
@@ -199,8 +222,11 @@ def check_answer(agent: str, action: str, result: Any, message: str | None = Non
         if message:
             assert out["agent_message"] == message
     elif agent == "copilot":
-        assert out["permissionDecision"] == ("allow" if action == "nudge" else action)
+        assert out["permissionDecision"] == {"nudge": "allow", "ask": "deny"}.get(action, action)
         assert out["permissionDecisionReason"].startswith("[policy-engine] ")
+        if action == "ask":  # Copilot CLI cannot ask: a deny that says how to allow it
+            reason = out["permissionDecisionReason"]
+            assert "Copilot CLI cannot ask" in reason and "policy approve --session s1" in reason
         if message:
             assert out["additionalContext"] == message
     else:

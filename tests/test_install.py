@@ -14,6 +14,7 @@ import pytest
 
 import policy_engine
 from policy_engine import install as inst
+from policy_engine.agents import agent_module
 from policy_engine.install import AGENTS, Check, doctor, executable, hook_command, install, uninstall
 
 SCOPES = ("user", "project")
@@ -57,9 +58,9 @@ def expected_path(agent: str, scope: str, home: Path, project: Path) -> Path:
     return home / user[agent] if scope == "user" else project / in_project[agent]
 
 
-def fresh_install(agent: str) -> dict[str, Any]:
+def fresh_install(agent: str, scope: str = "user") -> dict[str, Any]:
     """The whole file install writes into an empty directory."""
-    command = hook_command(agent)
+    command = hook_command(agent, scope)
 
     def group(timeout: int) -> list[Any]:
         return [{"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": timeout}]}]
@@ -197,37 +198,102 @@ def test_hook_command_is_shell_quoted(tmp_path: Path, monkeypatch: pytest.Monkey
     python = tmp_path / "my venv" / "bin" / "python"
     monkeypatch.setattr(sys, "executable", str(python))
     client = str(Path(policy_engine.__file__).parent / "client.py")
-    assert hook_command("gemini") == f"'{python}' {shlex.quote(client)} hook --agent gemini"
-    assert shlex.split(hook_command("gemini")) == [str(python), client, "hook", "--agent", "gemini"]
+    command = hook_command("gemini")
+    assert command.startswith(f"P='{python}'; C={shlex.quote(client)}; ")
+    assert inst.read_command(command) == ("guarded", (str(python), client), "gemini")
+    assert "hook --agent gemini" in command
 
 
-def test_the_installed_command_answers_a_hook(tmp_path: Path) -> None:
+def sh(command: str, stdin: str, env: dict[str, str]) -> Any:
+    """``command`` run as the agents run a hook command: ``sh -c``."""
     import subprocess
 
+    return subprocess.run(
+        ["/bin/sh", "-c", command], input=stdin, text=True, capture_output=True, env=env, timeout=60
+    )
+
+
+def claude_call(cwd: Path, command: str) -> str:
     payload = {
         "session_id": "s",
-        "cwd": str(tmp_path),
+        "cwd": str(cwd),
+        "permission_mode": "default",
         "hook_event_name": "PreToolUse",
         "tool_name": "Bash",
-        "tool_input": {"command": "ls"},
+        "tool_input": {"command": command},
         "tool_use_id": "t",
     }
-    env = {
+    return json.dumps(payload)
+
+
+def hook_env(tmp_path: Path, path: str = "") -> dict[str, str]:
+    return {
         "HOME": str(tmp_path),
         "POLICY_ENGINE_DAEMON": "0",
         "POLICY_ENGINE_MANAGED_CONFIG": "",
-        "PATH": os.environ.get("PATH", ""),
+        "PATH": path or os.environ.get("PATH", ""),
     }
-    result = subprocess.run(
-        shlex.split(hook_command("claude")),
-        input=json.dumps(payload),
-        text=True,
-        capture_output=True,
-        env=env,
-        timeout=60,
-    )
+
+
+def test_the_installed_command_answers_a_hook(tmp_path: Path) -> None:
+    result = sh(hook_command("claude"), claude_call(tmp_path, "ls"), hook_env(tmp_path))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
+    denied = sh(hook_command("claude"), claude_call(tmp_path, "cat ~/.ssh/id_rsa"), hook_env(tmp_path))
+    assert json.loads(denied.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_the_project_command_runs_policy_from_path(tmp_path: Path) -> None:
+    """What `install --project` writes names nothing of this machine: it finds `policy` on PATH."""
+    command = hook_command("claude", "project")
+    assert sys.executable not in command and str(Path(policy_engine.__file__).parent) not in command
+    bin_dir = Path(sys.executable).parent
+    assert (bin_dir / "policy").exists()
+    result = sh(command, claude_call(tmp_path, "ls"), hook_env(tmp_path, f"{bin_dir}:/usr/bin:/bin"))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow"
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_command_whose_installation_is_gone_exits_2(
+    agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Moved or deleted, the installation is not there to answer: every agent would run the tool
+    on the shell's 127, so the command blocks (2) and says what to do."""
+    gone = tmp_path / "gone"
+    monkeypatch.setattr(inst, "executable", lambda: [str(gone / "bin" / "python"), str(gone / "client.py")])
+    payload = json.dumps(agent_module(agent).sample("ls", str(tmp_path), "s"))
+    result = sh(hook_command(agent), payload, hook_env(tmp_path))
+    assert result.returncode == 2
+    assert f"policy-engine is not installed at {gone / 'client.py'}" in result.stderr
+    assert f"policy uninstall --agent {agent}" in result.stderr
+    portable = sh(hook_command(agent, "project"), payload, hook_env(tmp_path, "/nonexistent"))
+    assert portable.returncode == 2
+    assert "no policy command on PATH" in portable.stderr
+    assert agent_module(agent).INSTALL.project in portable.stderr
+
+
+@pytest.mark.parametrize("status", [1, 3, 126, 127, 137])
+def test_no_failure_of_the_hook_exits_other_than_2(
+    status: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import error (exit 1, which Gemini CLI takes as "allow"), a crash, a kill: all block."""
+    broken = tmp_path / "python"
+    broken.write_text(f"#!/bin/sh\necho Traceback >&2\nexit {status}\n")
+    broken.chmod(0o755)
+    monkeypatch.setattr(inst, "executable", lambda: [str(broken), str(tmp_path / "python")])
+    result = sh(hook_command("gemini"), "{}", hook_env(tmp_path))
+    assert result.returncode == 2
+    assert f"the hook failed (exit status {status})" in result.stderr
+
+
+def test_an_import_error_in_the_installation_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    client = tmp_path / "client.py"
+    client.write_text("import policy_engine_that_is_not_there\n")
+    monkeypatch.setattr(inst, "executable", lambda: [sys.executable, str(client)])
+    result = sh(hook_command("gemini"), "{}", hook_env(tmp_path))
+    assert result.returncode == 2
+    assert "ModuleNotFoundError" in result.stderr and "exit status 1" in result.stderr
 
 
 # --- install and uninstall --------------------------------------------------------------------------
@@ -240,12 +306,12 @@ def test_install_into_an_empty_directory(
 ) -> None:
     path = expected_path(agent, scope, home, project)
     result = install(agent, scope, str(project), env)
-    assert result == (str(path), True, None)
-    assert path.read_text() == text(fresh_install(agent))
+    assert result[:3] == (str(path), True, None)
+    assert path.read_text() == text(fresh_install(agent, scope))
     installed = path.read_bytes()
 
     again = install(agent, scope, str(project), env)
-    assert again == (str(path), False, None)
+    assert again[:3] == (str(path), False, None)
     assert path.read_bytes() == installed
 
     removed = uninstall(agent, scope, str(project), env)
@@ -278,14 +344,14 @@ def test_install_merges_with_other_hooks_and_keys(
         if key != "hooks":
             assert doc[key] == value
     for event, entries in OTHERS[agent]["hooks"].items():
-        ours = [hook_command(agent)] if event in fresh_install(agent)["hooks"] else []
+        ours = [hook_command(agent, "project")] if event in fresh_install(agent)["hooks"] else []
         assert commands(doc, agent, event) == commands(OTHERS[agent], agent, event) + ours
         assert doc["hooks"][event][: len(entries)] == entries
     for event in fresh_install(agent)["hooks"]:
-        assert commands(doc, agent, event).count(hook_command(agent)) == 1
+        assert commands(doc, agent, event).count(hook_command(agent, "project")) == 1
     installed = path.read_bytes()
 
-    assert install(agent, "project", str(project), env) == (str(path), False, None)
+    assert install(agent, "project", str(project), env)[:3] == (str(path), False, None)
     assert path.read_bytes() == installed
     assert len(backups(path)) == 1
 
@@ -302,12 +368,12 @@ def test_uninstall_leaves_a_file_without_our_hook_alone(
     agent: str, home: Path, project: Path, env: dict[str, str]
 ) -> None:
     path = expected_path(agent, "user", home, project)
-    assert uninstall(agent, "user", str(project), env) == (str(path), False, None)
+    assert uninstall(agent, "user", str(project), env)[:3] == (str(path), False, None)
     assert not path.exists()
     path.parent.mkdir(parents=True)
     original = json.dumps(OTHERS[agent])  # not indent 2: untouched all the same
     path.write_text(original)
-    assert uninstall(agent, "user", str(project), env) == (str(path), False, None)
+    assert uninstall(agent, "user", str(project), env)[:3] == (str(path), False, None)
     assert path.read_text() == original
     assert backups(path) == []
 
@@ -464,7 +530,7 @@ def shell_command(agent: str, payload: dict[str, Any]) -> str:
     if agent == "cursor":
         return str(payload["command"])
     if agent == "copilot":
-        return str(json.loads(payload["toolArgs"])["command"])
+        return str(payload["toolArgs"]["command"])
     return str(payload["tool_input"]["command"])
 
 
@@ -483,16 +549,20 @@ def test_doctor_on_a_good_installation(agent: str, project: Path, env: dict[str,
     assert names[0] == f"{agent}: settings file"
     for event in fresh_install(agent)["hooks"]:
         assert f"{agent}: {event} hook" in names
-    assert names[-2:] == [
+    assert names[-3:] == [
         f"{agent}: harmless call (ls) allowed",
         f"{agent}: destructive call (rm -rf /) blocked",
+        f"{agent}: version",
     ]
+    if agent == "codex":  # no codex on this PATH: the record in config.toml is read
+        assert by_name(checks)["codex: hook trusted"].detail.startswith("trusted in ")
 
-    assert [argv for argv, _ in hook.calls] == [[*executable(), "hook", "--agent", agent]] * 2
+    # The command the settings file holds, run as the agent runs it.
+    assert [argv for argv, _ in hook.calls] == [["/bin/sh", "-c", hook_command(agent)]] * 2
     for (_, payload), command in zip(hook.calls, ("ls", "rm -rf /"), strict=True):
         assert shell_command(agent, payload) == command
         assert payload["cwd"] == str(project)
-        assert payload["session_id"]
+        assert payload.get("session_id") or payload.get("sessionId")
     if agent in ("claude", "codex"):
         assert hook.calls[0][1]["hook_event_name"] == "PreToolUse"
         assert hook.calls[0][1]["tool_name"] == "Bash"

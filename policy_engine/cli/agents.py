@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from .common import HelpFormatter, UsageError
 
@@ -17,16 +18,18 @@ if TYPE_CHECKING:
 
 HOOK_EPILOG = """\
 Reads the agent's hook payload on stdin and answers in its protocol: Claude Code (PreToolUse,
-PostToolUse), Codex (PreToolUse; an ask blocks, since Codex cannot ask), Gemini CLI (BeforeTool,
-AfterTool; an ask blocks), Cursor (beforeShellExecution, beforeReadFile, beforeMCPExecution),
-GitHub Copilot CLI (preToolUse, postToolUse), pi (integrations/pi). Anything that goes wrong blocks
-the call (exit 2, the reason on stderr) unless the policy says "onError": "allow".
+PostToolUse; an ask blocks in bypassPermissions mode), Codex (PreToolUse; an ask blocks, since
+Codex cannot ask), Gemini CLI (BeforeTool, AfterTool, which carries a nudge to the model; an ask
+blocks), Cursor (beforeShellExecution, beforeReadFile, beforeMCPExecution), GitHub Copilot CLI
+(preToolUse, postToolUse; an ask blocks), pi (integrations/pi). Anything that goes wrong blocks the
+call (exit 2, the reason on stderr; never 1, which some agents take as "run it") unless the policy
+says "onError": "allow".
 POLICY_ENGINE_HOOK_TIMEOUT (seconds, default 20) bounds the time it takes.
 """
 
 
 def _add_hook(commands: Any) -> None:
-    from ..adapters import AGENTS
+    from ..agents import AGENTS
 
     hook = commands.add_parser(
         "hook",
@@ -107,6 +110,11 @@ def run_install(args: argparse.Namespace) -> int:
     print(f"{done if result.changed else 'nothing to change in'} {result.path}")
     if result.backup:
         print(f"backup: {result.backup}")
+    for note in result.notes:
+        print(note)
+    if result.trouble:
+        print(f"policy: {result.trouble}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -119,8 +127,9 @@ def run_doctor(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise UsageError(str(error)) from None
     for check in checks:
-        print(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
-        if not check.ok and check.fix:
+        mark = "FAIL" if not check.ok else "warn" if check.warning else "ok  "
+        print(f"{mark} {check.name}: {check.detail}")
+        if (not check.ok or check.warning) and check.fix:
             print(f"     fix: {check.fix}")
     return 0 if all(check.ok for check in checks) else 1
 

@@ -61,12 +61,18 @@ def managed_path(env: Mapping[str, str]) -> str | None:
     return value or None
 
 
-def pi_agent_directory(env: Mapping[str, str]) -> str:
-    value = env.get("PI_CODING_AGENT_DIR")
+def agent_directory(env: Mapping[str, str], variable: str | None, relative: str) -> str:
+    """An agent's own directory: ``$variable`` when set (a leading ``~`` is HOME), else
+    ``relative`` under HOME (``CODEX_HOME``, ``.codex``)."""
+    value = env.get(variable, "").strip() if variable else ""
     if value:
         home = home_directory(env)
         return home + value[1:] if value == "~" or value.startswith("~/") else value
-    return os.path.join(home_directory(env), ".pi", "agent")
+    return os.path.join(home_directory(env), *relative.split("/"))
+
+
+def pi_agent_directory(env: Mapping[str, str]) -> str:
+    return agent_directory(env, "PI_CODING_AGENT_DIR", ".pi/agent")
 
 
 def approvals_path(env: Mapping[str, str]) -> str:

@@ -5,6 +5,9 @@ read, ``tool_name`` and ``tool_input`` for an MCP tool), with ``conversation_id`
 ``generation_id`` and ``workspace_roots``. Output: ``{"permission": "allow" | "deny" | "ask"}`` with
 the message for the person and the one for the model (written both in Cursor's snake_case and in
 the camelCase of its first releases). A log gives no decision.
+
+Not verified against a real Cursor: it is not an npm package, so the end-to-end suite cannot run it
+(``VERIFIED`` is None and doctor says so). This module follows Cursor's documentation.
 """
 
 from __future__ import annotations
@@ -13,13 +16,47 @@ import os
 from collections.abc import Mapping
 
 from ..model import Action, Decision, ToolCall
-from .protocol import BLOCK, HookError, HookEvent, Reply, arguments, field, json_reply, proceed
+from .protocol import (
+    BLOCK,
+    HookError,
+    HookEvent,
+    Installation,
+    Reply,
+    arguments,
+    field,
+    json_reply,
+    no_outcome,
+    proceed,
+)
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from typing import Any
 
 AGENT = "cursor"
+NAME = "Cursor"
+PROGRAM = "cursor-agent"
+VERIFIED: str | None = None
+TOOLS: dict[str, str] = {}  # its events name the canonical tool themselves (below)
+TREES: dict[str, str] = {}
+FIELDS: dict[str, frozenset[str]] = {}
+SETTINGS = ((".cursor", ".cursor", ""), (".cursor/hooks.json", ".cursor", r"/hooks\.json"))
+HOMES: tuple[tuple[str | None, str], ...] = ()
+
+# cursor.com/docs/agent/hooks: <project>/.cursor/hooks.json and ~/.cursor/hooks.json,
+# {"version": 1, "hooks": {event: [{"command"}]}}.
+INSTALL = Installation(
+    ".cursor/hooks.json",
+    ".cursor",
+    None,
+    "hooks.json",
+    ("beforeShellExecution", "beforeReadFile", "beforeMCPExecution"),
+    False,
+    "command",
+    1,
+    False,
+    "Cursor reads hooks.json when it starts, and project hooks only in a trusted workspace",
+)
 
 
 def read(payload: Mapping[str, Any]) -> HookEvent:
@@ -51,7 +88,7 @@ def _mcp(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
 _EVENTS = {"beforeShellExecution": _shell, "beforeReadFile": _read_file, "beforeMCPExecution": _mcp}
 
 
-def answer(decision: Decision) -> Reply:
+def answer(decision: Decision, event: HookEvent) -> Reply:
     if decision.action is Action.LOG:
         return json_reply({})
     permission = "allow" if decision.action in (Action.ALLOW, Action.NUDGE) else str(decision.action)
@@ -67,8 +104,7 @@ def answer(decision: Decision) -> Reply:
     )
 
 
-def outcome() -> Reply:
-    return json_reply({})
+outcome = no_outcome
 
 
 def refuse(reason: str) -> Reply:
@@ -83,6 +119,33 @@ def refuse(reason: str) -> Reply:
         BLOCK,
         reason + "\n",
     )
+
+
+# --- install and doctor ---------------------------------------------------------------------------
+
+
+def handler(command: str, timeout: int) -> dict[str, Any]:
+    return {"command": command}  # Cursor takes no timeout
+
+
+def sample(command: str, cwd: str, session: str) -> dict[str, Any]:
+    # Cursor names its session conversation_id; session_id is there for a hook that looks for it.
+    return {
+        "conversation_id": session,
+        "generation_id": f"{session}-1",
+        "session_id": session,
+        "hook_event_name": "beforeShellExecution",
+        "workspace_roots": [cwd],
+        "command": command,
+        "cwd": cwd,
+    }
+
+
+def denies(answer: Mapping[str, Any]) -> bool:
+    return answer.get("permission") == "deny"
+
+
+switch = None
 
 
 __all__ = ["answer", "outcome", "proceed", "read", "refuse"]

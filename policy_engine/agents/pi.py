@@ -11,23 +11,47 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..model import Decision, ToolCall
-from .protocol import BLOCK, HookEvent, Reply, field, json_reply
+from .protocol import BLOCK, HookEvent, Reply, field, fields_of, json_reply, unknown_fields
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from typing import Any
 
 AGENT = "pi"
+NAME = "pi"
+PROGRAM = "pi"
+VERIFIED = "0.73.1"
+TOOLS: dict[str, str] = {}  # pi's tools carry the canonical names
+# pi's grep runs ripgrep with --hidden, which skips what git ignores in a work tree.
+TREES = {"grep": "git"}
+FIELDS = fields_of(
+    {
+        "bash": ("command", "timeout"),
+        "read": ("path", "offset", "limit"),
+        "write": ("path", "content"),
+        "edit": ("path", "edits", "oldText", "newText"),
+        "grep": ("pattern", "path", "glob", "ignoreCase", "literal", "context", "limit"),
+        "find": ("pattern", "path", "limit"),
+        "ls": ("path", "limit"),
+    }
+)
+SETTINGS = ((".pi/", ".pi", r"(?:/.*)?"),)
+# pi's agent directory: its extensions (ours among them) and settings.
+HOMES: tuple[tuple[str | None, str], ...] = (("PI_CODING_AGENT_DIR", ".pi/agent"),)
+INSTALL = None  # pi loads our extension (integrations/pi), which its README installs
 
 
 def read(payload: Mapping[str, Any]) -> HookEvent:
+    tool = field(payload, "tool", str)
+    tool_input = field(payload, "input", dict)
     call = ToolCall(
-        field(payload, "tool", str),
-        field(payload, "input", dict),
+        tool,
+        tool_input,
         field(payload, "cwd", str),
         field(payload, "session_id", str, required=False),
         field(payload, "tool_call_id", str, required=False),
         AGENT,
+        unknown_fields(tool, tool_input, FIELDS, f"{NAME} {VERIFIED}"),
     )
     ran = payload.get("ran")
     if isinstance(ran, bool):
@@ -35,13 +59,13 @@ def read(payload: Mapping[str, Any]) -> HookEvent:
     return HookEvent("pre", call)
 
 
-def answer(decision: Decision) -> Reply:
+def answer(decision: Decision, event: HookEvent) -> Reply:
     return json_reply(
         {"action": str(decision.action), "reason": decision.reason, "message": decision.message}
     )
 
 
-def outcome() -> Reply:
+def outcome(event: HookEvent, note: str | None) -> Reply:
     return json_reply({})
 
 
