@@ -14,7 +14,7 @@ import signal
 from collections.abc import Mapping
 
 from .agents import agent_module
-from .agents.protocol import HookError, Reply
+from .agents.protocol import HookError, IncompleteCall, Reply
 from .errors import ConfigError
 from .model import Action
 
@@ -77,7 +77,7 @@ def _check_paths(call: ToolCall) -> None:
     from .tools import canonical_tool, missing_path
 
     if missing_path(canonical_tool(call.tool, call.agent), call.input):
-        raise HookError(f"the {call.tool} call names no file (its path field is missing or empty)")
+        raise IncompleteCall(f"the {call.tool} call names no file (its path field is missing or empty)")
 
 
 def _held(env: Mapping[str, str]) -> HeldNudges:
@@ -127,6 +127,8 @@ def recording_engine(
 def _describe(error: BaseException) -> str:
     if isinstance(error, ConfigError):
         return f"{error.render()}\nFix the policy file (`policy check` shows the same error), then retry."
+    if isinstance(error, IncompleteCall):
+        return f"{error}; retry it with the path."
     if isinstance(error, HookError):
         return f"{error}. Is the hook installed for the right agent (`policy doctor`)?"
     if isinstance(error, HookTimeout):

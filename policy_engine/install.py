@@ -86,16 +86,10 @@ _TAIL = (
     '(exit status $S); run policy doctor" >&2; S=2; }}; exit "$S"'
 )  # a str.format template, as the two commands below
 _GUARDED = (
-    'P={python}; C={client}; if [ -x "$P" ] && [ -f "$C" ]; then "$P" "$C" hook --agent {agent}; '
-    'S=$?; else echo "[policy-engine] Blocked: policy-engine is not installed at $C any more; '
-    "reinstall it and run policy install --agent {agent}, or remove this hook with policy "
-    'uninstall --agent {agent}" >&2; S=2; fi; ' + _TAIL
+    'P={python}; C={client}; if [ -x "$P" ] && [ -f "$C" ]; then "$P" "$C" hook --agent {agent}; S=$?; '
 )
-_PORTABLE = (
-    "if command -v policy >/dev/null 2>&1; then policy hook --agent {agent}; S=$?; else echo "
-    '"[policy-engine] Blocked: policy-engine is not installed (no policy command on PATH); '
-    'install it, or remove its hook from {file}" >&2; S=2; fi; ' + _TAIL
-)
+_PORTABLE = "if command -v policy >/dev/null 2>&1; then policy hook --agent {agent}; S=$?; "
+_MISSING = "else {refusal}; S=2; fi; " + _TAIL
 _GUARDED_FORM = re.compile(
     r'P=(?P<python>.+?); C=(?P<client>.+?); if \[ -x "\$P" \] && \[ -f "\$C" \]; then '
     r'"\$P" "\$C" hook --agent (?P<agent>[a-z]+);'
@@ -107,12 +101,26 @@ _PORTABLE_FORM = re.compile(
 
 def hook_command(agent: str, scope: str = "user") -> str:
     """The command line ``scope``'s settings file runs (POSIX sh): this installation by absolute
-    path for the user's file, ``policy`` from PATH for a project's, each behind the guard."""
+    path for the user's file, ``policy`` from PATH for a project's, each behind the guard, whose
+    refusal is the agent's own (Copilot CLI shows the model a JSON reason, not stderr)."""
     spec = _spec(agent)
     if scope == "project":
-        return _PORTABLE.format(agent=agent, file=spec.project)
-    python, client = (shlex.quote(part) for part in executable())
-    return _GUARDED.format(python=python, client=client, agent=agent)
+        why = f"policy-engine is not installed (no policy command on PATH); install it, or remove its hook from {spec.project}"
+        return _PORTABLE.format(agent=agent) + _MISSING.format(refusal=_refusal(agent, why))
+    python, client = executable()
+    why = (
+        f"policy-engine is not installed at {client} any more; reinstall it and run policy install "
+        f"--agent {agent}, or remove this hook with policy uninstall --agent {agent}"
+    )
+    guard = _GUARDED.format(python=shlex.quote(python), client=shlex.quote(client), agent=agent)
+    return guard + _MISSING.format(refusal=_refusal(agent, why))
+
+
+def _refusal(agent: str, why: str) -> str:
+    """Shell code that prints the agent's blocking answer for ``why``, as the hook would."""
+    reply = agent_module(agent).refuse(f"[policy-engine] Blocked: {why}")
+    printed = [f"printf '%s\\n' {shlex.quote(reply.stdout.rstrip())}"] if reply.stdout else []
+    return "; ".join([*printed, f"printf '%s\\n' {shlex.quote(reply.stderr.rstrip())} >&2"])
 
 
 class InstalledCommand(Record):

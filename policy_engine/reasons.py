@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from .model import Action, Sense
 from .secrets import mask
 from .selfprotect import ORIGIN as SELF_ORIGIN
-from .tools import BASH, input_paths
+from .tools import BASH, PATCH, input_paths
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
@@ -110,14 +110,15 @@ _DOES = {
 SHOWN_TARGETS = 5
 
 
-def refused(action: Action, decisive: Verdict, verdicts: Sequence[Verdict]) -> str:
+def refused(action: Action, decisive: Verdict, verdicts: Sequence[Verdict], named: bool = True) -> str:
     """What in a bash line was refused: the command (when the line runs more than one) and only the
-    paths whose verdict is the decision's (``rm -rf /etc/x deletes /etc/x``); empty otherwise."""
+    paths whose verdict is the decision's (``rm -rf /etc/x deletes /etc/x``); for a patch, which
+    the subject does not name the files of (``named`` False), those paths; empty otherwise."""
     atom = decisive.atom
-    if atom.command is None or action < Action.ASK:
+    if (atom.command is None and named) or action < Action.ASK:
         return ""
-    several = len({v.atom for v in verdicts}) > 1
-    shown = f"`{shorten(mask(atom.command[:MASKED_PREFIX]), 80)}`" if several else ""
+    several = len({v.atom for v in verdicts}) > 1 and atom.command is not None
+    shown = f"`{shorten(mask(atom.command[:MASKED_PREFIX]), 80)}`" if several and atom.command else ""
     by_sense: dict[Sense, list[str]] = {}
     for verdict in verdicts:
         # An unknown command "touches" its directory: the command, not the path, is what was refused.
@@ -177,7 +178,7 @@ def reason(
     head = f"{PREFIX} {_VERBS[action]}: {subject(call)}"
     if decisive is None:
         return head + ": no policy applies."
-    what = refused(judged or action, decisive, verdicts)
+    what = refused(judged or action, decisive, verdicts, named=call.tool != PATCH)
     text = f"{head}: {what + ': ' if what else ''}{why(decisive)}."
     if decisive.message and action is not Action.NUDGE:
         text += f" {decisive.message}"

@@ -12,6 +12,7 @@ tied to the content: a changed command is untrusted again, so install re-trusts 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -110,12 +111,15 @@ class _Rpc:
 
     def close(self) -> None:
         if self.process.stdin is not None:
-            self.process.stdin.close()
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
 
 def _conversation(program: str, env: Mapping[str, str], cwd: str, work: Any) -> Any:

@@ -30,6 +30,10 @@ class HookError(Exception):
     """A payload that cannot be judged (malformed, a field of the wrong type, an unknown event)."""
 
 
+class IncompleteCall(HookError):
+    """A well-formed payload whose call lacks what judging it needs (a file tool without its path)."""
+
+
 class HookEvent(Record):
     """A payload read: a call to judge (``pre``), or the outcome of one (``post``: ``ran``).
     ``mode`` is the agent's permission mode when its payload names one (Claude Code's
@@ -178,7 +182,7 @@ def approve_hint(call: ToolCall) -> str:
     words = ["policy", "approve"]
     if call.session_id:
         words += ["--session", call.session_id]
-    words += ["--cwd", call.cwd, "--tool", call.tool]
+    words += ["--cwd", call.workdir or call.cwd, "--tool", call.tool]
     command = call.input.get("command") if isinstance(call.input, Mapping) else None
     if isinstance(command, str):
         words += ["--", command]
