@@ -105,7 +105,10 @@ def hook_command(agent: str, scope: str = "user") -> str:
     refusal is the agent's own (Copilot CLI shows the model a JSON reason, not stderr)."""
     spec = _spec(agent)
     if scope == "project":
-        why = f"policy-engine is not installed (no policy command on PATH); install it, or remove its hook from {spec.project}"
+        why = (
+            "policy-engine is not installed (no policy command on PATH); install it, or remove its "
+            f"hook from {spec.project}"
+        )
         return _PORTABLE.format(agent=agent) + _MISSING.format(refusal=_refusal(agent, why))
     python, client = executable()
     why = (
