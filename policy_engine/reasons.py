@@ -119,6 +119,7 @@ def refused(action: Action, decisive: Verdict, verdicts: Sequence[Verdict], name
         return ""
     several = len({v.atom for v in verdicts}) > 1 and atom.command is not None
     shown = f"`{shorten(mask(atom.command[:MASKED_PREFIX]), 80)}`" if several and atom.command else ""
+
     by_sense: dict[Sense, list[str]] = {}
     for verdict in verdicts:
         # An unknown command "touches" its directory: the command, not the path, is what was refused.
@@ -130,8 +131,8 @@ def refused(action: Action, decisive: Verdict, verdicts: Sequence[Verdict], name
     parts = []
     for sense, targets in by_sense.items():
         more = f" and {len(targets) - SHOWN_TARGETS} more" if len(targets) > SHOWN_TARGETS else ""
-        named = [f"{t} ({scopes[t]})" if t in scopes else t for t in targets[:SHOWN_TARGETS]]
-        parts.append(f"{_DOES[sense]} {', '.join(named)}{more}")
+        listed = [f"{t} ({scopes[t]})" if t in scopes else t for t in targets[:SHOWN_TARGETS]]
+        parts.append(f"{_DOES[sense]} {', '.join(listed)}{more}")
     return " ".join(filter(None, [shown, "; ".join(parts)]))
 
 
