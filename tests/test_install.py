@@ -691,3 +691,141 @@ def test_default_runner_runs_a_process_in_the_project(project: Path, env: dict[s
     assert status == 0
     assert stdout.split() == [os.path.realpath(project), "payload"]
     assert run([str(project / "missing")], "")[0] == 127
+
+
+# --- doctor: stale commands, versions, Codex's trust ----------------------------------------------
+
+
+def test_doctor_reports_an_older_command_without_the_guard(
+    home: Path, project: Path, env: dict[str, str]
+) -> None:
+    """An older release wrote `PYTHON CLIENT hook --agent NAME`: the tool runs when that is gone."""
+    path = home / ".claude" / "settings.json"
+    path.parent.mkdir()
+    bare = shlex.join([*executable(), "hook", "--agent", "claude"])
+    group = [{"matcher": "*", "hooks": [{"type": "command", "command": bare}]}]
+    path.write_text(text({"hooks": {"PreToolUse": group, "PostToolUse": group}}))
+    checks = by_name(doctor(["claude"], "user", str(project), env, run=FakeHook((0, "{}", ""), (2, "", ""))))
+    entry = checks["claude: PreToolUse hook"]
+    assert not entry.ok and "older form" in entry.detail
+    assert entry.fix == "run `policy install --agent claude --user`"
+    install("claude", "user", str(project), env)  # replaced in place by the guarded command
+    assert commands(json.loads(path.read_text()), "claude", "PreToolUse") == [hook_command("claude")]
+
+
+def test_doctor_on_a_project_file(home: Path, project: Path, env: dict[str, str], tmp_path: Path) -> None:
+    """A project's command runs `policy` from PATH: doctor says whether PATH has one."""
+    install("gemini", "project", str(project), env)
+    hook = FakeHook((0, json.dumps(ALLOW["gemini"]), ""), (2, "", "blocked"))
+    without = by_name(doctor(["gemini"], "project", str(project), {**env, "PATH": str(tmp_path)}, run=hook))
+    assert not without["gemini: BeforeTool hook"].ok
+    assert "PATH has none" in without["gemini: BeforeTool hook"].detail
+    with_policy = {**env, "PATH": str(Path(sys.executable).parent)}
+    found = by_name(doctor(["gemini"], "project", str(project), with_policy, run=hook))
+    assert found["gemini: BeforeTool hook"].ok
+    assert [argv for argv, _ in hook.calls][-1] == ["/bin/sh", "-c", hook_command("gemini", "project")]
+
+
+def test_doctor_warns_of_this_machine_s_paths_in_a_project_file(
+    home: Path, project: Path, env: dict[str, str]
+) -> None:
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    group = [{"matcher": "*", "hooks": [{"type": "command", "command": hook_command("claude")}]}]
+    path.write_text(text({"hooks": {"PreToolUse": group, "PostToolUse": group}}))
+    check = by_name(
+        doctor(["claude"], "project", str(project), env, run=FakeHook((0, "{}", ""), (2, "", "")))
+    )["claude: PreToolUse hook"]
+    assert check.ok and check.warning and "this machine's paths" in check.detail
+
+
+@pytest.mark.parametrize(
+    ("said", "warning", "detail"),
+    [
+        ("2.1.197 (Claude Code)", False, "Claude Code 2.1.197 (verified with 2.1.197)"),
+        ("2.0.1 (Claude Code)", False, "Claude Code 2.0.1 (verified with 2.1.197)"),
+        ("2.2.0 (Claude Code)", True, "Claude Code 2.2.0 is newer than 2.1.197"),
+        ("something else", True, "--version said something else"),
+    ],
+)
+def test_doctor_compares_the_agent_s_version_with_the_verified_one(
+    said: str, warning: bool, detail: str, project: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").write_text("#!/bin/sh\n")
+    (bin_dir / "claude").chmod(0o755)
+
+    def run(argv: list[str], stdin: str) -> tuple[int, str, str]:
+        return (0, said, "") if argv[-1] == "--version" else (2, "", "")
+
+    check = by_name(doctor(["claude"], "user", str(project), {**env, "PATH": str(bin_dir)}, run=run))[
+        "claude: version"
+    ]
+    assert check.ok and check.warning is warning
+    assert detail in check.detail
+
+
+def test_doctor_without_the_agent_says_what_it_was_verified_with(project: Path, env: dict[str, str]) -> None:
+    check = by_name(
+        doctor(
+            ["codex"],
+            "user",
+            str(project),
+            {**env, "PATH": "/nonexistent"},
+            run=FakeHook((0, "{}", ""), (2, "", "")),
+        )
+    )["codex: version"]
+    assert check.ok and not check.warning and "codex is not on PATH (verified with 0.171.0)" == check.detail
+
+
+def test_codex_hash_is_the_one_codex_computes() -> None:
+    """Observed from Codex 0.171.0's own hooks/list (currentHash) for this handler."""
+    from policy_engine.agents.codex_trust import hook_hash
+
+    handler = {"type": "command", "command": "/bin/true x", "timeout": 30}
+    assert (
+        hook_hash("*", handler) == "sha256:53902cfac549236761718113c283e19a375102d5b1958e5208e080aa22b82b78"
+    )
+
+
+def test_codex_install_records_the_trust_codex_reads(home: Path, project: Path, env: dict[str, str]) -> None:
+    """Without codex on PATH, install writes hooks.state.<key>.trusted_hash into config.toml,
+    keeps what else is there, re-trusts a changed command, and doctor reads it back."""
+    import tomllib
+
+    from policy_engine.agents.codex_trust import hook_hash
+
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('model = "o3"  # mine\n\n[features]\nweb_search = true\n')
+    env = {**env, "PATH": "/nonexistent"}
+    result = install("codex", "user", str(project), env)
+    assert result.trouble is None and any("config.toml" in note for note in result.notes)
+    hooks = home / ".codex" / "hooks.json"
+    key = f"{hooks}:pre_tool_use:0:0"
+    handler = json.loads(hooks.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
+    data = tomllib.loads(config.read_text())
+    assert data["hooks"]["state"][key]["trusted_hash"] == hook_hash("*", handler)
+    assert config.read_text().startswith('model = "o3"  # mine\n\n[features]\nweb_search = true\n')
+    hook = FakeHook((0, "{}", ""), (2, "", ""))
+    assert by_name(doctor(["codex"], "user", str(project), env, run=hook))["codex: hook trusted"].ok
+
+    # The command changes (another installation): Codex would skip it until trusted again.
+    changed = hooks.read_text().replace("any more", "anymore")
+    hooks.write_text(changed)
+    stale = by_name(doctor(["codex"], "user", str(project), env, run=hook))["codex: hook trusted"]
+    assert not stale.ok and "a record for another content" in stale.detail
+    install("codex", "user", str(project), env)
+    handler = json.loads(hooks.read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
+    assert tomllib.loads(config.read_text())["hooks"]["state"][key]["trusted_hash"] == hook_hash("*", handler)
+    assert config.read_text().count("[hooks.state.") == 1
+
+
+def test_codex_trust_that_cannot_be_written_is_said(home: Path, project: Path, env: dict[str, str]) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('[hooks]\nstate = { other = { trusted_hash = "x" } }\n')  # an inline table
+    result = install("codex", "user", str(project), {**env, "PATH": "/nonexistent"})
+    assert result.trouble is not None and "nothing is guarded" in result.trouble
+    assert config.read_text() == '[hooks]\nstate = { other = { trusted_hash = "x" } }\n'
