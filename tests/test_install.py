@@ -776,7 +776,7 @@ def test_doctor_without_the_agent_says_what_it_was_verified_with(project: Path, 
             run=FakeHook((0, "{}", ""), (2, "", "")),
         )
     )["codex: version"]
-    assert check.ok and not check.warning and "codex is not on PATH (verified with 0.171.0)" == check.detail
+    assert check.ok and not check.warning and check.detail == "codex is not on PATH (verified with 0.171.0)"
 
 
 def test_codex_hash_is_the_one_codex_computes() -> None:
