@@ -437,3 +437,31 @@ def test_agents_never_disagree_about_a_tool_name() -> None:
     for agent, tools in catalog.TOOLS.items():
         for name, canonical in tools.items():
             assert seen.setdefault(name, canonical) == canonical, (agent, name)
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".codex/hooks.json",
+        ".codex/config.toml",
+        ".gemini/settings.json",
+        ".gemini/trustedFolders.json",
+        ".cursor/hooks.json",
+        ".github/hooks/policy-engine.json",
+        ".copilot/hooks/policy-engine.json",
+        ".copilot/config.json",
+        ".pi/agent/extensions/policy-engine.ts",
+    ],
+)
+@pytest.mark.parametrize("under", ["home", "project"])
+def test_every_agent_s_hook_settings_are_self_protected(
+    sandbox: Sandbox, home: Path, relative: str, under: str
+) -> None:
+    """What each agent module declares (SETTINGS, HOMES) is protected from the agent's writes."""
+    base = home if under == "home" else home / "proj"
+    path = base / relative
+    call = claude(home / "proj", "Write", {"file_path": str(path), "content": "{}"})
+    decision, reason = claude_decision(hook(sandbox, "claude", call))
+    assert decision == "deny" and "self-protection" in reason
