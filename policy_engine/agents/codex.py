@@ -143,17 +143,20 @@ def switch(doc: Mapping[str, Any], path: str) -> str | None:
 # --- trust: Codex runs a hook only once it is trusted (codex_trust.py) ------------------------------
 
 
-def _positions(doc: Mapping[str, Any], ours: Callable[[Any], bool]) -> list[tuple[int, int, Any, Any]]:
-    """(group index, handler index, the group's matcher, the handler) of our PreToolUse handlers."""
+def _wanted(path: str, doc: Mapping[str, Any], ours: Callable[[Any], bool]) -> dict[str, str]:
+    """The trust records our PreToolUse handlers in the hooks.json at ``path`` need: Codex's key
+    of each (its place in the file) and the hash of its content."""
+    from . import codex_trust as trust
+
     hooks = doc.get("hooks")
     groups = hooks.get("PreToolUse") if isinstance(hooks, Mapping) else None
-    found = []
+    wanted = {}
     for g, group in enumerate(groups if isinstance(groups, list) else []):
         handlers = group.get("hooks") if isinstance(group, Mapping) else None
         for h, handler in enumerate(handlers if isinstance(handlers, list) else []):
             if ours(handler):
-                found.append((g, h, group.get("matcher"), handler))
-    return found
+                wanted[trust.hook_key(path, g, h)] = trust.hook_hash(group.get("matcher"), handler)
+    return wanted
 
 
 def after_install(
@@ -169,9 +172,7 @@ def after_install(
     the hash Codex computes. (notes, trouble)."""
     from . import codex_trust as trust
 
-    wanted = {
-        trust.hook_key(path, g, h): trust.hook_hash(m, handler) for g, h, m, handler in _positions(doc, ours)
-    }
+    wanted = _wanted(path, doc, ours)
     program = trust.codex_program(env)
     if program is not None:
         try:
@@ -210,9 +211,7 @@ def trust_checks(
 
     name = "codex: hook trusted"
     fix = "run `policy install --agent codex` again (or trust it in Codex: /hooks)"
-    wanted = {
-        trust.hook_key(path, g, h): trust.hook_hash(m, handler) for g, h, m, handler in _positions(doc, ours)
-    }
+    wanted = _wanted(path, doc, ours)
     if not wanted:
         return []
     program = trust.codex_program(env)
