@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from .model import Access, Atom, Sense
 from .patch import PatchError, read_patch
-from .paths import normalize, opaque, spelled
+from .paths import mentioned_paths, normalize, opaque, spelled
 from .tools import (
     BASH,
     DEFAULTS_TO_CWD,
@@ -65,7 +65,31 @@ def file_tool_atoms(call: ToolCall, home: str, agent_tool: str | None = None) ->
     if missing_path(call.tool, call.input):
         doubts.append(f"the {agent_tool or call.tool} call names no file")
     doubts += _opaque(paths + tuple(p for p, _ in lists), where, home)
-    return (Atom(call.tool, None, tuple(dict.fromkeys(accesses)), (*doubts, *call.doubts)),)
+    # A tool nothing is known of (an MCP server's) may open any name its input spells.
+    mentions = _mentions(call.input, where, home) if call.tool not in SENSES else ()
+    return (
+        Atom(call.tool, None, tuple(dict.fromkeys(accesses)), (*doubts, *call.doubts), mentions=mentions),
+    )
+
+
+MAX_MENTIONED = 256  # strings of an input looked at for paths
+
+
+def _mentions(value: object, where: str, home: str) -> tuple[str, ...]:
+    """The paths the strings of a tool's input spell, anywhere in it (``{"args": {"f": "~/.aws/x"}}``)."""
+    found: list[str] = []
+    pending = [value]
+    seen = 0
+    while pending and seen < MAX_MENTIONED:
+        item = pending.pop()
+        seen += 1
+        if isinstance(item, str):
+            found += mentioned_paths(item, where, home) if len(item) < 4096 else []
+        elif isinstance(item, Mapping):
+            pending += list(item.values())
+        elif isinstance(item, list | tuple):
+            pending += list(item)
+    return tuple(dict.fromkeys(found))
 
 
 def patch_atoms(call: ToolCall, home: str) -> tuple[Atom, ...]:

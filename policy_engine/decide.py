@@ -133,6 +133,15 @@ class LayerJudge:
                     _protected(hit, how, self.layer, atom, path, access.sense, context.home)
                     for hit, how in hits
                 ]
+        for mention in atom.mentions:  # a name spelt as data: protections only, not a target
+            for path in spellings(mention):
+                if (path, Sense.UNKNOWN, None) not in checked:
+                    checked.add((path, Sense.UNKNOWN, None))
+                    hits = protections_hit(self._guards(context), path, Sense.UNKNOWN, None, context.search)
+                    verdicts += [
+                        _protected(hit, how, self.layer, atom, path, Sense.UNKNOWN, context.home)
+                        for hit, how in hits
+                    ]
         for access in atom.accesses:
             if access.tree is not None:
                 for directory in self._locations_under(access.path, context):

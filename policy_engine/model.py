@@ -105,7 +105,11 @@ class Atom(Record):
     word: the text joins them with spaces), when the analysis knows them, and ``computed`` the
     positions of those that bash computes when it runs (``$F``, ``$(cmd)``, an unquoted glob): their
     text is their source spelling. ``doubts`` are what the analysis could not prove; each one raises
-    the verdict to the unknown action.
+    the verdict to the unknown action. ``unproven`` says why the atom is not proven to only read
+    although nothing is in doubt (an option the command knowledge does not list: rules that name
+    the command still judge it, readOnly rules do not cover it). ``mentions`` are the paths its
+    words spell that it is not known to touch (`printf '%s' ~/.ssh/id_rsa`): each is checked
+    against pathProtection as a touch of unknown sense, since such names travel on as data.
     """
 
     tool: str
@@ -114,11 +118,14 @@ class Atom(Record):
     doubts: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
     computed: tuple[int, ...] = ()
+    unproven: tuple[str, ...] = ()
+    mentions: tuple[str, ...] = ()
 
     @property
     def read_only(self) -> bool:
-        """True when every access is a read and nothing is in doubt: what a readOnly rule requires."""
-        return not self.doubts and all(a.sense is Sense.READ for a in self.accesses)
+        """True when every access is a read and nothing is in doubt or unproven: what a readOnly
+        rule requires."""
+        return not self.doubts and not self.unproven and all(a.sense is Sense.READ for a in self.accesses)
 
 
 class Origin(Record):

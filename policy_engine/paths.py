@@ -132,6 +132,29 @@ def spellings(path: str) -> tuple[str, ...]:
     return (path,) if real == path else (path, real)
 
 
+# What may stand before a file name in a word: an option (--opt=, -o=), a key (if=), a response file's
+# @, a file URL. printf's \n and \0 separate names in one word.
+_NAME_PREFIX = re.compile(r"^(?:-{1,2}[\w.-]*=|[\w.-]+=|@|file://(?:localhost)?|file:)")
+_NAME_SEPARATORS = re.compile(r"\\[n0t]|\n|\x00|%s")
+
+
+def mentioned_paths(text: str, directory: str, home: str) -> list[str]:
+    """The absolute paths ``text`` spells (``~/.ssh/id_rsa``, ``--key=@/etc/shadow``,
+    ``file:///x``): only what looks like a path (a slash, or a leading ~), never a bare name."""
+    found = []
+    for piece in _NAME_SEPARATORS.split(text):
+        bare = piece
+        for _ in range(3):  # --data=@file: each prefix in turn
+            bare = _NAME_PREFIX.sub("", bare)
+        for candidate in dict.fromkeys((piece, bare)):
+            if candidate.startswith("~/") or candidate == "~":
+                candidate = home + candidate[1:]
+            elif candidate.startswith("~") or "/" not in candidate or "://" in candidate:
+                continue
+            found.append(collapse(absolute(candidate, directory)))
+    return found
+
+
 def glob_root(pattern: str, wildcards: frozenset[str]) -> str | None:
     """The directory the literal leading parts of ``pattern`` name (``src`` for ``src/**/*.ts``;
     ``.`` or ``/`` when its first part holds a wildcard), or None when it holds none."""

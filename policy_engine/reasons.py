@@ -57,6 +57,8 @@ def why(verdict: Verdict) -> str:
             f'no rule of policy "{verdict.policy}" matches; its defaultAction is {verdict.action} '
             f"({verdict.origin})"
         )
+        if verdict.atom.unproven and not verdict.atom.doubts:  # why no readOnly rule covered it
+            text = f"not proven to only read ({verdict.atom.unproven[0]}): {text}"
     elif verdict.kind == "protection" and verdict.origin == SELF_ORIGIN:
         where = (
             f'{_walk(verdict)}everything under "{verdict.target}", which holds'

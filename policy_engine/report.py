@@ -34,6 +34,10 @@ def atom_json(atom: Atom) -> dict[str, Any]:
     data["accesses"] = [_access_json(access) for access in atom.accesses]
     if atom.doubts:
         data["doubts"] = list(atom.doubts)
+    if atom.unproven:
+        data["unproven"] = list(atom.unproven)
+    if atom.mentions:
+        data["mentions"] = list(atom.mentions)
     return data
 
 
@@ -123,6 +127,10 @@ def explain(decision: Decision) -> str:
             lines.append(f"  {access.sense.value:<7} {access.path}{via}")
         for doubt in atom.doubts:
             lines.append(f"  doubt   {doubt}")
+        for why in atom.unproven:
+            lines.append(f"  not read-only: {why}")
+        for path in atom.mentions:
+            lines.append(f"  names   {path}  (checked against pathProtection)")
         for verdict in (v for v in decision.verdicts if v.atom == atom):
             mark = "=>" if verdict is decision.decisive else "  "
             lines.append(f"  {mark} {verdict.action!s:<5} {_verdict_line(verdict)}")

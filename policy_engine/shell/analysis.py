@@ -48,6 +48,11 @@ _PARSED_FIRST = frozenset(
 )
 
 
+def _reads_only(atom: Atom) -> bool:
+    """Whether an atom cannot have changed any file (so a later glob matches what is there now)."""
+    return not atom.doubts and all(access.sense is Sense.READ for access in atom.accesses)
+
+
 def user_home(user: str) -> str | None:
     """The home directory of ``user`` (for ``~user``), or None when there is no such user."""
     try:
@@ -139,8 +144,11 @@ class Analyzer:
         tree = parse(source)
         walk = Walker(source, self.variables, self.knowledge).walk(tree.root_node, cwd)
         atoms: list[Atom] = []
+        settled = True  # until a command may have written: globs match what is there now
         for command in walk.commands:
-            atoms += self._command(command, depth)
+            found = self._command(command, depth, settled)
+            settled = settled and all(_reads_only(atom) for atom in found)
+            atoms += found
         for code, code_cwd in walk.code:
             if depth + 1 > self.max_depth:
                 atoms.append(Atom(BASH, code, (), (f"commands nest more than {self.max_depth} levels deep",)))
@@ -156,7 +164,7 @@ class Analyzer:
             atoms.append(Atom(BASH, text, ()))
         return atoms
 
-    def _command(self, command: Command, depth: int) -> list[Atom]:
+    def _command(self, command: Command, depth: int, settled: bool = True) -> list[Atom]:
         accesses: list[Access] = []
         doubts = list(command.doubts)
         for name, value in command.assignments:
@@ -171,7 +179,7 @@ class Analyzer:
                 accesses += [access._replace(redirect=True) for access in found]
                 doubts += [doubt] if doubt else []
         words = list(command.words) or [Word(":", True, False, ":")]
-        return self._run(words, command.cwd, command.stdin, depth, accesses, doubts)
+        return self._run(words, command.cwd, command.stdin, depth, accesses, doubts, settled)
 
     def _run(
         self,
@@ -181,6 +189,7 @@ class Analyzer:
         depth: int,
         accesses: list[Access],
         doubts: list[str],
+        settled: bool = True,
     ) -> list[Atom]:
         """The atoms of one command: itself (unless a transparent wrapper) and whatever it runs."""
         name_word = words[0]
@@ -199,18 +208,33 @@ class Analyzer:
             else:
                 entry = self.knowledge.entry(name)
         effects = command_effects(
-            name, entry, words, Context(cwd, self.home, self.knowledge, stdin, self.code)
+            name, entry, words, Context(cwd, self.home, self.knowledge, stdin, self.code, settled)
         )
         spoken = (name, *(w.text for w in words[1:]))
         computed = tuple(i for i, w in enumerate(words) if i and (not w.static or w.glob))
         text = " ".join(spoken)
         own = Atom(
-            BASH, text, tuple(accesses + effects.accesses), tuple(doubts + effects.doubts), spoken, computed
+            BASH,
+            text,
+            tuple(accesses + effects.accesses),
+            tuple(doubts + effects.doubts),
+            spoken,
+            computed,
+            effects.unproven,
+            effects.mentions,
         )
         runs = effects.runs
         atoms: list[Atom] = []
-        carried = not effects.atom and len(runs) == 1 and runs[0].code is None and not own.doubts
-        if not carried and (effects.atom or own.accesses or own.doubts or not runs):
+        # A transparent wrapper (nice, timeout) is judged apart only when it has something of its own:
+        # an access, a doubt, or an option that keeps it from being proven read-only.
+        carried = (
+            not effects.atom
+            and len(runs) == 1
+            and runs[0].code is None
+            and not own.doubts
+            and not own.unproven
+        )
+        if not carried and (effects.atom or own.accesses or own.doubts or own.unproven or not runs):
             atoms.append(own)
         for run in runs:
             if depth + 1 > self.max_depth:
@@ -220,5 +244,7 @@ class Analyzer:
                 atoms += self._line(run.code, run.cwd, depth + 1)
             else:
                 inherited = list(own.accesses) if carried else []
-                atoms += self._run(list(run.words), run.cwd, stdin, depth + 1, inherited, list(run.doubts))
+                atoms += self._run(
+                    list(run.words), run.cwd, stdin, depth + 1, inherited, list(run.doubts), settled
+                )
         return atoms

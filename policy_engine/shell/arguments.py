@@ -5,7 +5,10 @@ GNU style: ``-abc`` is three flags unless one of them takes a value (``-oFILE``,
 allows), ``--`` ends the options, and options may follow operands unless ``posix`` (a wrapper stops
 at its command's name). With ``single_dash`` (Go's flags), ``-name`` is one option as ``--name`` is,
 and only its exact name stands for it. An option may take plain words before its argument
-(``jq --rawfile NAME FILE``).
+(``jq --rawfile NAME FILE``). An option the table does not list is read as a flag and marked
+``unknown`` (no read-only proof covers it), except where dashes start operands (``echo -x``:
+``dash_operands``) or where ``-NUM`` is a count (``head -20``: ``numeric``). An operand bash
+computes may still be an option when it runs; with ``plain_options`` none could matter.
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ if TYPE_CHECKING:
 
 FLAG: dict[str, Any] = {}
 UNKNOWN: dict[str, Any] = {"unknown": True}  # an option the table does not list (taken for a flag)
+# An operand that cannot act as an option that matters: dashes start operands (echo), or every
+# option the command has only changes what it prints (plain_options).
+TEXT: dict[str, Any] = {"text": True}
 
 
 class Argument(Record):
@@ -55,12 +61,16 @@ def parse_arguments(
     posix: bool = False,
     old_style: bool = False,
     single_dash: bool = False,
+    dash_operands: bool = False,
+    numeric: bool = False,
+    plain_options: bool = False,
 ) -> tuple[list[Argument], list[Word]]:
     """(parsed arguments in order, the words left unread): parsing stops at the first operand when
     ``posix``, and at an option that takes the rest of the words as a command."""
     parsed: list[Argument] = []
     index = 0
     only_operands = False
+    operand = TEXT if dash_operands or plain_options else FLAG
     while index < len(words):
         word = words[index]
         text = word.text
@@ -70,7 +80,13 @@ def parse_arguments(
         if only_operands or not word.static or text == "-" or not text.startswith("-") or len(text) < 2:
             if posix and not only_operands:
                 return parsed, words[index - 1 :]
-            parsed.append(Argument(None, FLAG, None, word, only_operands))
+            parsed.append(Argument(None, operand, None, word, only_operands))
+            continue
+        if numeric and text[1:].isdigit():  # head -20: the count of -n 20
+            parsed.append(Argument(text, FLAG, None, word))
+            continue
+        if dash_operands and not _listed(options, text):  # echo -x prints -x
+            parsed.append(Argument(None, TEXT, None, word))
             continue
         if text == "--":
             only_operands = True
@@ -124,6 +140,13 @@ def parse_arguments(
                 break
             parsed.append(Argument(name, spec, None, word))
     return parsed, []
+
+
+def _listed(options: dict[str, Any], text: str) -> bool:
+    """Whether every option of ``text`` is in the table (``-ne`` for echo's -n and -e)."""
+    if text.startswith("--"):
+        return text.partition("=")[0] in options
+    return all("-" + letter in options for letter in text[1:])
 
 
 def _before(words: list[Word], index: int, count: int) -> int:

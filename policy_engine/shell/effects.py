@@ -13,7 +13,7 @@ import re
 
 from .. import paths
 from ..model import Access, Sense
-from ..paths import PROCESS_CWD, absolute, collapse, fold, glob_root, opaque, pseudo_file
+from ..paths import PROCESS_CWD, absolute, collapse, fold, glob_root, mentioned_paths, opaque, pseudo_file
 from ..policy import InterpreterSettings
 from ..protect import names_tree
 from ..record import Record
@@ -49,6 +49,8 @@ class Effects(Record):
     doubts: list[str]
     runs: list[Run]
     atom: bool = True
+    unproven: tuple[str, ...] = ()
+    mentions: tuple[str, ...] = ()
 
 
 class Context(Record):
@@ -60,6 +62,7 @@ class Context(Record):
     knowledge: Knowledge
     stdin: Stdin | None
     code: InterpreterSettings | None = None
+    settled: bool = True  # no earlier command of the line can have changed the files a glob matches
 
 
 def path_like(text: str) -> bool:
@@ -125,6 +128,8 @@ class _Collector:
         self.accesses: list[Access] = []
         self.doubts: list[str] = []
         self.runs: list[Run] = []
+        self.unproven: list[str] = []
+        self.mentions: list[str] = []
 
     def path(self, word: Word, sense: str, directory: str | None, tree: str | None = None) -> None:
         accesses, doubt = locate(word, SENSES[sense], directory)
@@ -183,7 +188,9 @@ class _Collector:
         accesses = list(dict.fromkeys(self.accesses))
         walked = {(a.path, a.sense) for a in accesses if a.tree}  # a walk of a path covers the path
         accesses = [a for a in accesses if a.tree or (a.path, a.sense) not in walked]
-        return Effects(accesses, self.doubts, self.runs, atom)
+        touched = {a.path for a in accesses}
+        mentions = tuple(m for m in dict.fromkeys(self.mentions) if m not in touched)
+        return Effects(accesses, self.doubts, self.runs, atom, tuple(dict.fromkeys(self.unproven)), mentions)
 
 
 def _merged(entry: dict[str, Any], parsed: list[Argument]) -> dict[str, Any]:
@@ -220,7 +227,46 @@ def _arguments(entry: dict[str, Any], words: list[Word], posix: bool) -> tuple[l
         posix=posix,
         old_style=entry.get("oldStyle", False),
         single_dash=entry.get("singleDash", False),
+        dash_operands=entry.get("dashOperands", False),
+        numeric=entry.get("numeric", False),
+        plain_options=entry.get("plainOptions", False),
     )
+
+
+def _unlisted(collect: _Collector, parsed: list[Argument]) -> None:
+    """Why the options are not proven to only read: one the knowledge does not list (a new
+    option, a negation such as --no-dry-run, a long spelling it does not give), or an operand bash
+    computes that may start with a dash (`sort *` where a file is named --files0-from=x)."""
+    for argument in parsed:
+        if argument.spec.get("unknown"):
+            collect.unproven.append(f"`{argument.option}` is an option the command knowledge does not list")
+        elif argument.option is None and not argument.separated and not argument.spec.get("text"):
+            why = _may_be_option(argument.word, collect.context)
+            if why is not None:
+                collect.unproven.append(why)
+
+
+def _may_be_option(word: Word, context: Context) -> str | None:
+    """Why the operand ``word`` may reach the command as an option, or None: a substitution or a
+    glob at its start (no literal anchor such as ./ or src/) can produce a leading dash. A glob
+    matches what is there now, so it is only trusted when no earlier command of the line can have
+    changed the files, and none of its matches starts with a dash."""
+    raw = word.raw.lstrip("\"'")
+    if not word.static:
+        if raw[:1] in ("$", "`"):
+            return f"`{word.raw}` is computed at run time and may start with - (an option): put -- before it"
+        return None
+    if not word.glob or word.text[:1] not in GLOB_CHARACTERS:
+        return None
+    advice = "put -- before it, or ./ in front of it"
+    if not context.settled or context.cwd is None:
+        return f"`{word.raw}` may match a file whose name starts with - (an option): {advice}"
+    matches = _expand_glob(word.text, context.cwd)
+    dashed = next((m for m in matches if m.startswith("-")), None)
+    if dashed is not None or len(matches) > MAX_GLOB_MATCHES:
+        shown = f" (`{dashed}`)" if dashed else ""
+        return f"`{word.raw}` matches a file whose name starts with -{shown}, read as an option: {advice}"
+    return None
 
 
 def command_effects(name: str, entry: dict[str, Any] | None, words: list[Word], context: Context) -> Effects:
@@ -279,6 +325,7 @@ def _option_paths(
     """Accesses and doubts of the options, and the programs they give in ``language``; returns
     (working directory, directory effects land in)."""
     directory = into = cwd
+    _unlisted(collect, parsed)
     for argument in parsed:
         spec, value = argument.spec, argument.value
         if spec.get("doubt"):
@@ -303,11 +350,57 @@ def _option_paths(
                 into = target
         elif takes == "code":
             collect.code(value, directory, f"the code given to {argument.option}")
+        elif takes == "list":  # the names inside are data: any file at all may be read
+            collect.path(value, "read", directory)
+            collect.doubts.append(
+                f"{argument.option} reads the names of the files to read from `{value.text}`, "
+                "which this analysis does not see"
+            )
         elif takes == "source":
             collect.source(value.text if value.static else None, language or "unknown", directory)
         else:
             collect.path(value, takes, directory, spec.get("tree"))
     return directory, into
+
+
+def _mentions(
+    collect: _Collector,
+    entry: dict[str, Any],
+    parsed: list[Argument],
+    rest: list[Word],
+    directory: str | None,
+) -> None:
+    """The paths the command's words spell that are not its known accesses: text operands and option
+    values, but not the patterns and search strings (grep's PATTERN, --exclude=GLOB). A name can
+    travel as data (`printf '%s\0' ~/.ssh/id_rsa | sort --files0-from=-`), so each is checked
+    against pathProtection as a touch of unknown sense."""
+    if directory is None:
+        return
+    skip = entry.get("skip", 0)
+    operand = 0
+    words = []
+    for argument in parsed:
+        if argument.option is None:
+            operand += 1
+            if operand > skip:
+                words.append(argument.word)
+        elif argument.value is not None and not (argument.spec.get("pattern") or argument.spec.get("names")):
+            words.append(argument.value)
+    for word in [*words, *rest[max(skip - operand, 0) :]]:
+        if word.static and not word.glob:
+            collect.mentions += mentioned_paths(word.text, directory, collect.context.home)
+
+
+def _response_files(collect: _Collector, words: list[Word], directory: str | None) -> None:
+    """``@FILE`` arguments: the command reads more arguments from FILE, which no analysis sees."""
+    for word in words:
+        if not word.static and word.raw.lstrip("\"'").startswith("@"):
+            collect.doubts.append(f"`{word.raw}` may name a response file, computed at run time")
+        elif word.static and word.text.startswith("@") and len(word.text) > 1:
+            collect.path(Word(word.text[1:], True, word.glob, word.raw), "read", directory)
+            collect.doubts.append(
+                f"`{word.text}` reads more arguments from {word.text[1:]}, which are not analysed"
+            )
 
 
 def _variable(collect: _Collector, word: Word, assigns: bool) -> None:
@@ -350,6 +443,7 @@ def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
     _doubt(collect, entry)
     directory, into = _option_paths(collect, parsed, cwd)
     operands = [a.word for a in parsed if a.option is None]
+    _mentions(collect, entry, parsed, rest, directory)
     _doubt_words(collect, entry, operands, [*args, *(a.value for a in parsed if a.value is not None)])
     if entry.get("dashDash"):  # operands after -- are paths (git diff -- FILE)
         separated = [a.word for a in parsed if a.option is None and a.separated]
@@ -388,6 +482,16 @@ def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
                 and change.get("last", 0) is None
             ):
                 _destination(collect, argument.value, operands, "write", directory, whole)
+    if entry.get("responseFiles"):
+        _response_files(collect, [*operands, *(a.value for a in parsed if a.value is not None)], directory)
+    if entry.get("documents") or entry.get("configs"):
+        from . import contents  # reads files: only for the few commands that need it
+
+        read = [a.path for a in collect.accesses if a.sense is Sense.READ and not a.redirect]
+        if entry.get("documents"):
+            collect.doubts += contents.document_doubts(read, collect.context.stdin is not None)
+        for check in entry.get("configs", ()):
+            collect.doubts += contents.config_doubts(check, directory, read)
     if entry.get("implicit") and not found_path:
         collect.directory(directory, entry["implicit"], entry.get("tree"))
     if entry.get("effect"):
@@ -624,6 +728,10 @@ def _subcommand(collect: _Collector, entry: dict[str, Any], args: list[Word], cw
     merged, parsed, rest = _parse(entry, args, posix=True)
     _doubt_words(collect, entry, [], args)  # on every word: those of the subcommand too (tmux ls \;)
     directory, into = _option_paths(collect, parsed, cwd, entry.get("interpreter"))
+    if entry.get("repository") and directory is not None:
+        from .contents import repository_doubts
+
+        collect.doubts += repository_doubts(directory)
     if any(a.spec.get("takes") == "source" for a in parsed):  # bun -e CODE ARGS: no subcommand follows
         _handed(collect, rest, directory)
         return
@@ -831,7 +939,16 @@ def _input_program(collect: _Collector, language: str, cwd: str | None) -> None:
 
 def _find(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
     index = 0
+    follows = False
     roots: list[Word] = []
+    # Options before the roots (find -L / -delete); BSD's too: -E -X -x -s -d, and -f ROOT.
+    while index < len(args) and args[index].static and _FIND_LEADING.fullmatch(args[index].text):
+        follows = follows or args[index].text == "-L"
+        if args[index].text in ("-D", "-f") and index + 1 < len(args):
+            roots += [args[index + 1]] if args[index].text == "-f" else []
+            index += 1
+        index += 1
+    follows = follows or any(w.static and w.text == "-follow" for w in args[index:])
     while index < len(args) and not (
         args[index].static and (args[index].text[:1] in "-(!)" and args[index].text)
     ):
@@ -849,12 +966,16 @@ def _find(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str
         index += 1
         narrowed = narrowed or (word.static and word.text in tests)
         spec = spec_of(primaries.get(word.text, "flag")) if word.static else {}
+        known = word.text in primaries or word.text in tests or word.text in _FIND_OPERATORS
+        if word.static and word.text[:1] == "-" and not known and word.text not in ("-a", "-and"):
+            collect.unproven.append(f"`{word.text}` is a find primary the command knowledge does not list")
         if spec.get("doubt"):
             collect.doubts.append(spec["doubt"])
         change = spec.get("set") or {}
         if change.get("effect"):
             # -delete after tests deletes some files under a root: those a -name names, if it has one
             tree = change.get("tree") if not narrowed else (f"all:{names}" if names else None)
+            tree = "follow" if follows and tree == "all" else tree
             for root in roots:
                 collect.path(root, change["effect"], cwd, tree)
         takes = spec.get("takes")
@@ -877,10 +998,14 @@ def _find(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str
         elif takes and index < len(args):
             value = args[index]
             index += 1
-            if takes not in ("value", "cwd", "into", "code"):
+            if takes == "list":
+                collect.path(value, "read", cwd)
+                collect.doubts.append(f"{word.text} reads the names of the files to read from `{value.raw}`")
+            elif takes not in ("value", "cwd", "into", "code"):
                 collect.path(value, takes, cwd)
 
 
+_FIND_LEADING = re.compile(r"-[HLPEXxsdf]|-O\d*|-D")
 # find's operators: with any of them, which files a -name lets through cannot be told simply.
 _FIND_OPERATORS = frozenset(("-o", "-or", "!", "-not", ",", "(", ")", "\\(", "\\)"))
 

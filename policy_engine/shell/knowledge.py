@@ -22,8 +22,23 @@ TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from typing import Any
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "commands.jsonc")
-FORMAT = 2  # 2: option aliases expanded, with their spellings
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "commands.jsonc")
+# The options each command's own documentation lists that only change what it prints or how it
+# reads, by family of commands (see harmless/README.md): merged into the entries when compiled.
+HARMLESS = os.path.join(HERE, "harmless")
+FORMAT = (
+    4  # 4: plainOptions marked; 3: harmless options merged; 2: option aliases expanded, with their spellings
+)
+
+
+def harmless_files() -> list[str]:
+    """The harmless-option files, in a stable order."""
+    try:
+        names = sorted(n for n in os.listdir(HARMLESS) if n.endswith(".jsonc"))
+    except OSError:
+        return []
+    return [os.path.join(HARMLESS, name) for name in names]
 
 
 class Knowledge:
@@ -72,15 +87,21 @@ class Knowledge:
 def knowledge(cache_directory: str | None = None) -> Knowledge:
     """The knowledge, from the compiled cache in ``cache_directory`` (default: the user's) when the
     data file is unchanged."""
-    with open(DATA, "rb") as handle:
-        raw = handle.read()
-    # The data ships with the engine: its size and CRC identify it, without storing it in the cache.
-    key = [__version__, FORMAT, list(sys.version_info[:2]), len(raw), zlib.crc32(raw)]
+    sources = [DATA, *harmless_files()]
+    raws = []
+    for source in sources:
+        with open(source, "rb") as handle:
+            raws.append(handle.read())
+    # The data ships with the engine: sizes and CRCs identify it, without storing it in the cache.
+    key = [__version__, FORMAT, list(sys.version_info[:2]), *((len(r), zlib.crc32(r)) for r in raws)]
     directory = cache_directory or compiled_cache.cache_directory(os.environ)
     path = compiled_cache.cache_file(directory, key, "knowledge")
     data = compiled_cache.read_marshal(path, key)
     if data is None or not isinstance(data, dict):
-        data = compile_knowledge(raw.decode("utf-8"))
+        data = compile_knowledge(
+            raws[0].decode("utf-8"),
+            {s: r.decode("utf-8") for s, r in zip(sources[1:], raws[1:], strict=True)},
+        )
         stored = {
             **data,
             "commands": {name: marshal.dumps(entry) for name, entry in data["commands"].items()},
@@ -89,10 +110,11 @@ def knowledge(cache_directory: str | None = None) -> Knowledge:
     return Knowledge(data)
 
 
-def compile_knowledge(text: str) -> dict[str, Any]:
-    """Validate the knowledge data file and return its plain form (imports json5 and pydantic)."""
+def compile_knowledge(text: str, harmless: dict[str, str] | None = None) -> dict[str, Any]:
+    """Validate the knowledge data file and the harmless-option files (file -> text) and return
+    their plain form (imports json5 and pydantic)."""
     from ..config.jsonc import parse
-    from .knowledge_schema import KnowledgeFile
+    from .knowledge_schema import HarmlessFile, KnowledgeFile
 
     document = parse(text, DATA)
     data = KnowledgeFile.model_validate(document.data).model_dump(
@@ -107,11 +129,71 @@ def compile_knowledge(text: str) -> dict[str, Any]:
                 raise ValueError(f"module {module!r} is judged as {target!r}, which has no entry")
             if isinstance(target, dict):
                 _resolve_shared(target)
+    for file, source in (harmless or {}).items():
+        listed = HarmlessFile.model_validate(parse(source, file).data).model_dump(exclude_unset=True)
+        for path, options in listed.items():
+            _merge_harmless(data["commands"], path, options, file)
+    if harmless:  # the aliases of the options they give
+        for name, entry in data["commands"].items():
+            _expand_aliases(entry, name)
+    for entry in data["commands"].values():
+        _mark_plain(entry)
     data.setdefault("aliases", {})
     data.setdefault("dangerousVariables", {})
     data.setdefault("binDirectories", [])
     data.setdefault("secretVariables", [])
     return data
+
+
+def entry_at(commands: dict[str, Any], path: str) -> dict[str, Any] | None:
+    """The entry of a command path (``git log``, ``docker compose ps``), or None."""
+    first, *rest = path.split()
+    entry = commands.get(first)
+    for name in rest:
+        if not isinstance(entry, dict):
+            return None
+        entry = (entry.get("subcommands") or {}).get(name)
+    return entry if isinstance(entry, dict) else None
+
+
+def _merge_harmless(commands: dict[str, Any], path: str, listed: dict[str, Any], file: str) -> None:
+    """Add a command's harmless options (``flags``: no argument; ``values``: a plain argument;
+    ``options``: specs as in commands.jsonc) to its entry. An option commands.jsonc already gives a
+    meaning keeps it: listing it here too is a mistake in the data."""
+    entry = entry_at(commands, path)
+    if entry is None:
+        raise ValueError(f"{file}: {path!r} has no entry in commands.jsonc")
+    options = entry.setdefault("options", {})
+    given: dict[str, Any] = {
+        **dict.fromkeys(listed.get("flags", "").split(), "flag"),
+        **dict.fromkeys(listed.get("values", "").split(), "value"),
+        **listed.get("options", {}),
+    }
+    for option, spec in given.items():
+        if option in options:
+            raise ValueError(f"{file}: {path} {option} is listed here and in commands.jsonc")
+        options[option] = spec
+
+
+# What an option spec may say and still only change what a command prints (see _mark_plain).
+_PLAIN_KEYS = frozenset(("takes", "optional", "aliases", "spellings", "pattern", "before"))
+
+
+def _mark_plain(entry: dict[str, Any]) -> None:
+    """Mark an entry ``plainOptions`` when every option it lists is a flag or takes a plain value:
+    then no word, however computed, can reach it as an option that writes, runs or reads more
+    (`basename "$0"`, `cd "$(dirname "$1")"`), and its operands are never unproven for that."""
+    options = entry.get("options") or {}
+    entry["plainOptions"] = all(
+        raw == "flag"
+        or raw == "value"
+        or (isinstance(raw, dict) and raw.keys() <= _PLAIN_KEYS and raw.get("takes") in (None, "value"))
+        for raw in options.values()
+    )
+    for group in ("subcommands", "modules"):
+        for value in (entry.get(group) or {}).values():
+            if isinstance(value, dict) and "plainOptions" not in value:
+                _mark_plain(value)
 
 
 def _expand_aliases(entry: dict[str, Any], where: str) -> None:

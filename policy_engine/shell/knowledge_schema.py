@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
 
 Sense = Literal["read", "write", "delete", "exec", "unknown"]
 OperandKind = Literal["read", "write", "delete", "exec", "unknown", "text", "variable", "assigns"]
@@ -31,6 +31,7 @@ Takes = Literal[
     "module",
     "variable",
     "assigns",
+    "list",
 ]
 Tree = Literal["all", "visible", "follow"]
 # A shell variable's name: bash evaluates an array subscript in it as arithmetic, running its command
@@ -54,7 +55,9 @@ class Option(_Strict):
         default=None,
         description="The option's argument: a plain value, a path with a sense, a directory that "
         "relative paths (cwd) or the command's effect (into) are taken from, shell code (code), "
-        "a command made of the remaining words (command), a program in the interpreter's language "
+        "a command made of the remaining words (command), a file that holds the names of the files the "
+        "command reads (list: --files0-from, -T; the names are data no analysis sees, a doubt), "
+        "a program in the interpreter's language "
         f"(source: python -c), a module the interpreter runs (module: python -m), or {VARIABLE_KINDS}. "
         "Absent: a flag.",
     )
@@ -79,6 +82,11 @@ class Option(_Strict):
         "included (rg -g '*.py' reads the .py files, and -g '.env*' the hidden .env); a glob "
         "starting with ! only excludes. One that also sets tree all (rg --iglob, matched without "
         "case) keeps the walk whole.",
+    )
+    pattern: bool = Field(
+        default=False,
+        description="Its value is a pattern or search string (grep -e, --exclude=GLOB), not a name: "
+        "it is never judged as a path, even when it spells a protected one.",
     )
     rest: bool = Field(
         default=False, description="The words after the option's argument belong to the program it names."
@@ -112,6 +120,14 @@ class Option(_Strict):
 OptionKind = Literal["flag", Takes]
 
 
+def _regular_expression(value: str) -> str:
+    try:
+        re.compile(value)
+    except re.error as error:
+        raise ValueError(f"not a regular expression: {error}") from None
+    return value
+
+
 class DoubtWord(_Strict):
     """Words that make the command unprovable when they match a pattern (tmux's `;`, jq's `$ENV`)."""
 
@@ -123,14 +139,18 @@ class DoubtWord(_Strict):
         "word as written and every option's value (tmux ls -a\\; and --file=- alike).",
     )
 
-    @field_validator("match")
-    @classmethod
-    def _compiles(cls, value: str) -> str:
-        try:
-            re.compile(value)
-        except re.error as error:
-            raise ValueError(f"not a regular expression: {error}") from None
-        return value
+    _compiles = field_validator("match")(_regular_expression)
+
+
+class ConfigCheck(_Strict):
+    """Configuration files a command reads that can make it write or run something (ruff.toml with
+    fix = true): found in its directory or above it, or under the trees it reads."""
+
+    names: list[str] = Field(description="File names (ruff.toml, pyproject.toml).")
+    match: str = Field(description="A regular expression (Python, multiline) of the settings that do.")
+    doubt: str = Field(description="What such a setting makes the command do.")
+
+    _compiles = field_validator("match")(_regular_expression)
 
 
 class Wrapper(_Strict):
@@ -259,6 +279,35 @@ class Entry(_Strict):
         "and where the symbolic links inside lead (grep -R, rg -L, cp -rL). The last operand, when it "
         "has a sense of its own (cp's destination), is not walked.",
     )
+    responseFiles: bool = Field(
+        default=False,
+        description="An argument @FILE stands for the arguments written in FILE (binutils, javac): "
+        "they are data no analysis sees, a doubt.",
+    )
+    documents: Literal["xml"] | None = Field(
+        default=None,
+        description="The files it reads are XML documents, which can name other files it loads "
+        "(a DOCTYPE with SYSTEM or PUBLIC, an ENTITY, an XInclude): such a document is a doubt.",
+    )
+    configs: list[ConfigCheck] = Field(
+        default_factory=list,
+        description="Configuration files whose settings can make it write or run something.",
+    )
+    repository: bool = Field(
+        default=False,
+        description="git: the repository found from the working directory must be a .git "
+        "directory, or a linked worktree's or submodule's under one (a .git file naming another "
+        "directory, a bare repository or commondir elsewhere have a configuration no protection "
+        "guards, which can run programs): otherwise a doubt.",
+    )
+    dashOperands: bool = Field(
+        default=False,
+        description="A word starting with a dash that is not one of its options is an operand, "
+        "never an option (echo -x prints -x; test -f FILE is an expression).",
+    )
+    numeric: bool = Field(
+        default=False, description="-NUM is a count, an option of its own (head -20, git log -5)."
+    )
     linkTargets: bool = Field(
         default=False, description="Operands but the last are link targets, relative to the link (ln -s)."
     )
@@ -282,3 +331,30 @@ class KnowledgeFile(_Strict):
     secretVariables: list[str] = Field(
         default_factory=list, description="Globs (case-insensitive) of variable names that hold secrets."
     )
+
+
+class HarmlessOptions(_Strict):
+    """The options of one command (or subcommand) that its own documentation lists and that only
+    change what it prints or how it reads (``harmless/*.jsonc``); anything else it lists is given
+    a meaning in commands.jsonc, or in ``options`` here when it is new."""
+
+    flags: str = Field(default="", description="Options without an argument, separated by spaces.")
+    values: str = Field(
+        default="", description="Options with a plain argument (not a path), separated by spaces."
+    )
+    options: dict[str, OptionKind | Option] = Field(
+        default_factory=dict, description="Options with a meaning of their own, as in commands.jsonc."
+    )
+    source: str | None = Field(default=None, description="Where the list was checked, when not in options/.")
+
+    @field_validator("flags", "values")
+    @classmethod
+    def _names(cls, value: str) -> str:
+        for name in value.split():
+            if not re.fullmatch(r"--?[^\s=]+", name):
+                raise ValueError(f"{name!r} is not an option name (-x, --name)")
+        return value
+
+
+class HarmlessFile(RootModel[dict[str, HarmlessOptions]]):
+    """A ``harmless/*.jsonc`` file: command path (``sort``, ``git log``) -> its harmless options."""

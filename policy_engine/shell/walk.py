@@ -499,6 +499,11 @@ def _follow_directory(command: Command, state: _State, variables: Variables) -> 
     if not words or words[0].text not in ("cd", "pushd", "popd") or not words[0].static:
         return
     name = words[0].text
+    if name != "cd" and any(not w.static or re.fullmatch(r"[+-]\d+", w.text) for w in words[1:]):
+        # pushd +N / popd -N rotate or drop entries of the directory stack: not followed
+        state.cwd, state.previous = None, None
+        state.stack = tuple(None for _ in state.stack)
+        return
     operands = [w for w in words[1:] if not (w.static and w.text.startswith("-") and w.text not in ("-",))]
     if name == "popd":
         if state.stack:
