@@ -213,12 +213,13 @@ READ_ONLY = [
     ("xmllint --xinclude doc.xml", False),
     ("xmllint --shell doc.xml", False),
     ("shellcheck script.sh", True),
-    ("shellcheck -x -s bash script.sh", True),
-    ("ruff check .", False),
+    ("shellcheck -s bash script.sh", True),
+    ("shellcheck -x -s bash script.sh", False),  # -x reads the files the script sources: names from data
+    ("ruff check .", True),  # its own cache (.ruff_cache) is not counted as a write
     ("ruff check --no-cache .", True),
     ("ruff check -n --fix .", False),
     ("ruff check -n -o report.txt .", False),
-    ("ruff format --check .", False),
+    ("ruff format --check .", True),
     ("ruff format --check --no-cache .", True),
     ("ruff format -n .", False),
     ("ruff rule F401", True),
@@ -234,7 +235,7 @@ READ_ONLY = [
     ("7za t archive.7z", True),
     ("7z x archive.7z -oout", False),
     ("7z a archive.7z dir", False),
-    ("unrar l a.rar", True),
+    ("unrar l a.rar", False),  # Debian's unrar-free reads `l` as an archive's name and extracts it
     ("unrar x a.rar dest/", False),
     ("ar t libx.a", True),
     ("ar x libx.a", False),
@@ -386,7 +387,7 @@ READ_ONLY = [
     ("ip netns exec ns1 ls", True),
     ("ip netns exec ns1 rm -rf x", False),
     ("ip netns add ns1", False),
-    ("ip -n ns1 addr", False),
+    ("ip -n ns1 addr", True),  # ip -netns NS address show: a query in a namespace
     ("ifconfig", True),
     ("ifconfig eth0", True),
     ("ifconfig eth0 down", False),
@@ -717,6 +718,7 @@ ALLOWED_SHARE_FLOOR = 0.17
 # Lines labelled not read-only that $safe-bash may allow, each with the reason it is acceptable.
 JUSTIFIED: dict[str, str] = {
     "exit": "it ends the shell of the agent's tool call; it reads, writes and runs nothing",
+    "ruff check --select ALL": "ruff writes only its own cache (.ruff_cache), which holds nothing that runs",
 }
 
 

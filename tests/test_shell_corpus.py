@@ -3,7 +3,8 @@ command, a working directory and the verdict it must get under the file's policy
 
 A case says ``"expect": ACTION`` (exactly) or ``"atLeast": ACTION`` (that or stricter: a bypass
 must be judged at least as strictly as its plain form). ``"files"`` are created under a temporary
-directory first, for cases that depend on what exists (globs, symlinks); ``{tmp}`` in a command or
+directory first, for cases that depend on what exists (globs, symlinks), and ``"contents"`` files
+with text (a document, a configuration, a ``.git`` file); ``{tmp}`` in a command or
 cwd stands for that directory. ``"decidedBy"`` is text the decision's reason must hold: what refused
 it, for a case that matters for why. ``"xfail"`` marks a known gap, with its reason.
 """
@@ -72,6 +73,10 @@ def test_case(case: dict[str, Any], cache_directory: Path, tmp_path: Path) -> No
         target = tmp_path / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.touch()
+    for name, text in case.get("contents", {}).items():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text.replace("{tmp}", str(tmp_path)))
     for link, destination in case.get("symlinks", {}).items():
         (tmp_path / link).parent.mkdir(parents=True, exist_ok=True)
         os.symlink(destination.replace("{tmp}", str(tmp_path)), tmp_path / link)
