@@ -444,6 +444,10 @@ def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
     directory, into = _option_paths(collect, parsed, cwd)
     operands = [a.word for a in parsed if a.option is None]
     _mentions(collect, entry, parsed, rest, directory)
+    if rest and entry.get("posix") and not entry.get("plainOptions"):  # printf "$f": the word that ended
+        why = _may_be_option(rest[0], collect.context)  # the options may be one itself
+        if why is not None:
+            collect.unproven.append(why)
     _doubt_words(collect, entry, operands, [*args, *(a.value for a in parsed if a.value is not None)])
     if entry.get("dashDash"):  # operands after -- are paths (git diff -- FILE)
         separated = [a.word for a in parsed if a.option is None and a.separated]

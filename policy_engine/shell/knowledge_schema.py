@@ -338,9 +338,11 @@ class HarmlessOptions(_Strict):
     change what it prints or how it reads (``harmless/*.jsonc``); anything else it lists is given
     a meaning in commands.jsonc, or in ``options`` here when it is new."""
 
-    flags: str = Field(default="", description="Options without an argument, separated by spaces.")
-    values: str = Field(
-        default="", description="Options with a plain argument (not a path), separated by spaces."
+    flags: str | list[str] = Field(
+        default="", description="Options without an argument, separated by spaces (or lines of them)."
+    )
+    values: str | list[str] = Field(
+        default="", description="Options with a plain argument (not a path), separated by spaces (or lines)."
     )
     options: dict[str, OptionKind | Option] = Field(
         default_factory=dict, description="Options with a meaning of their own, as in commands.jsonc."
@@ -349,7 +351,8 @@ class HarmlessOptions(_Strict):
 
     @field_validator("flags", "values")
     @classmethod
-    def _names(cls, value: str) -> str:
+    def _names(cls, value: str | list[str]) -> str:
+        value = " ".join(value) if isinstance(value, list) else value
         for name in value.split():
             if not re.fullmatch(r"--?[^\s=]+", name):
                 raise ValueError(f"{name!r} is not an option name (-x, --name)")
