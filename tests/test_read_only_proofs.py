@@ -104,3 +104,14 @@ def test_the_cli_explains_an_unproven_call(sandbox: Sandbox) -> None:
     result = sandbox.check_json("git clean -n --no-such-flag")
     assert result["action"] == "ask"
     assert "`--no-such-flag` is an option the command knowledge does not list" in result["reason"]
+
+
+def test_a_compressed_xml_document_cannot_be_checked(sandbox: Sandbox) -> None:
+    import gzip
+
+    work = sandbox.project("work")
+    (work / "z.xml").write_bytes(
+        gzip.compress(b'<!DOCTYPE r [<!ENTITY k SYSTEM "file:///etc/hostname">]><r>&k;</r>')
+    )
+    decision = sandbox.engine(cwd=work).evaluate(bash("xmlstarlet sel -t -c / z.xml", work))
+    assert decision.action is Action.ASK and "is compressed" in decision.reason

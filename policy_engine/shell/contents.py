@@ -15,6 +15,7 @@ MAX_BYTES = 256 * 1024  # of one file looked at; a larger one is a doubt
 MAX_ENTRIES = 4000  # directory entries looked at for configuration files under a tree
 # What makes an XML parser load another file: an external DTD or entity, or an XInclude.
 _LOADS = re.compile(rb"<!DOCTYPE[^>\[]*\b(?:SYSTEM|PUBLIC)\b|<!ENTITY|XInclude|<xi:include", re.IGNORECASE)
+_COMPRESSED = (b"\x1f\x8b", b"\xfd7zXZ\x00", b"\x5d\x00\x00", b"BZh", b"\x28\xb5\x2f\xfd")
 _SKIPPED = frozenset((".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"))
 
 
@@ -44,6 +45,8 @@ def document_doubts(paths: list[str], stdin: bool) -> list[str]:
             continue  # not there: the tool fails
         if len(head) > MAX_BYTES:
             doubts.append(f"{path} is too large to check for the files an XML document can name")
+        elif head.startswith(_COMPRESSED):  # libxml2 decompresses it itself
+            doubts.append(f"{path} is compressed: the files the XML document names cannot be checked")
         elif _LOADS.search(head):
             doubts.append(
                 f"the XML document {path} names other files (a DOCTYPE, an ENTITY or an XInclude), "
@@ -52,13 +55,14 @@ def document_doubts(paths: list[str], stdin: bool) -> list[str]:
     return doubts
 
 
-def config_doubts(check: dict[str, Any], directory: str | None, reads: list[str]) -> list[str]:
+def config_doubts(check: dict[str, Any], directory: str | None, reads: list[str], home: str) -> list[str]:
     """Why configuration the command would read can make it write or run something: a file of
-    ``check["names"]`` in its directory or above, or under a tree it reads, whose text matches
-    ``check["match"]``; looking further than the budget allows is a doubt too."""
+    ``check["names"]`` in its directory or above, or under a tree it reads, or one of
+    ``check["home"]`` (in ``home``), whose text matches ``check["match"]``; looking further than the
+    budget allows is a doubt too."""
     names = set(check["names"])
     pattern = re.compile(check["match"].encode(), re.MULTILINE)
-    found: list[str] = []
+    found = [home + path[1:] if path.startswith("~/") else path for path in check.get("home", ())]
     for start in {directory, *reads} - {None}:
         assert start is not None
         place = start if os.path.isdir(start) else os.path.dirname(start)
@@ -131,8 +135,10 @@ def _commondir_doubts(gitdir: str) -> list[str]:
 
 
 def _bare(place: str) -> bool:
+    """Whether git would take ``place`` for a repository, as it checks: a HEAD (a file, or a symbolic
+    link, dangling or not), and objects and refs it can enter or read, whatever their type."""
     return (
-        os.path.isfile(os.path.join(place, "HEAD"))
-        and os.path.isdir(os.path.join(place, "objects"))
-        and os.path.isdir(os.path.join(place, "refs"))
+        os.path.lexists(os.path.join(place, "HEAD"))
+        and os.access(os.path.join(place, "objects"), os.F_OK)
+        and os.access(os.path.join(place, "refs"), os.F_OK)
     )

@@ -495,7 +495,7 @@ def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
         if entry.get("documents"):
             collect.doubts += contents.document_doubts(read, collect.context.stdin is not None)
         for check in entry.get("configs", ()):
-            collect.doubts += contents.config_doubts(check, directory, read)
+            collect.doubts += contents.config_doubts(check, directory, read, collect.context.home)
     if entry.get("implicit") and not found_path:
         collect.directory(directory, entry["implicit"], entry.get("tree"))
     if entry.get("effect"):

@@ -147,6 +147,9 @@ class ConfigCheck(_Strict):
     fix = true): found in its directory or above it, or under the trees it reads."""
 
     names: list[str] = Field(description="File names (ruff.toml, pyproject.toml).")
+    home: list[str] = Field(
+        default_factory=list, description="Files read wherever the command runs (~/.config/ruff/ruff.toml)."
+    )
     match: str = Field(description="A regular expression (Python, multiline) of the settings that do.")
     doubt: str = Field(description="What such a setting makes the command do.")
 
