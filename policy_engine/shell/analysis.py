@@ -48,11 +48,6 @@ _PARSED_FIRST = frozenset(
 )
 
 
-def _reads_only(atom: Atom) -> bool:
-    """Whether an atom cannot have changed any file (so a later glob matches what is there now)."""
-    return not atom.doubts and all(access.sense is Sense.READ for access in atom.accesses)
-
-
 def user_home(user: str) -> str | None:
     """The home directory of ``user`` (for ``~user``), or None when there is no such user."""
     try:
@@ -147,7 +142,7 @@ class Analyzer:
         settled = True  # until a command may have written: globs match what is there now
         for command in walk.commands:
             found = self._command(command, depth, settled)
-            settled = settled and all(_reads_only(atom) for atom in found)
+            settled = settled and all(atom.read_only for atom in found)  # none can have written
             atoms += found
         for code, code_cwd in walk.code:
             if depth + 1 > self.max_depth:

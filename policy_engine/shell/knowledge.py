@@ -27,9 +27,8 @@ DATA = os.path.join(HERE, "commands.jsonc")
 # The options each command's own documentation lists that only change what it prints or how it
 # reads, by family of commands (see harmless/README.md): merged into the entries when compiled.
 HARMLESS = os.path.join(HERE, "harmless")
-FORMAT = (
-    4  # 4: plainOptions marked; 3: harmless options merged; 2: option aliases expanded, with their spellings
-)
+# 4: plainOptions marked; 3: harmless options merged; 2: option aliases expanded, with their spellings
+FORMAT = 4
 
 
 def harmless_files() -> list[str]:
