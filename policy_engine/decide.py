@@ -119,29 +119,25 @@ class LayerJudge:
         checked: set[tuple[str, Sense, str | None]] = set()
         redirected: set[str] = set()
         direct: set[str] = set()
+
+        def protect(path: str, sense: Sense, tree: str | None) -> None:
+            if (path, sense, tree) not in checked:
+                checked.add((path, sense, tree))
+                hits = protections_hit(self._guards(context), path, sense, tree, context.search)
+                verdicts.extend(
+                    _protected(hit, how, self.layer, atom, path, sense, context.home) for hit, how in hits
+                )
+
         for access in atom.accesses:
             for path in spellings(access.path):
                 (redirected if access.redirect else direct).add(path)
                 senses = targets.setdefault(path, [])
                 if access.sense not in senses:
                     senses.append(access.sense)
-                if (path, access.sense, access.tree) in checked:
-                    continue
-                checked.add((path, access.sense, access.tree))
-                hits = protections_hit(self._guards(context), path, access.sense, access.tree, context.search)
-                verdicts += [
-                    _protected(hit, how, self.layer, atom, path, access.sense, context.home)
-                    for hit, how in hits
-                ]
+                protect(path, access.sense, access.tree)
         for mention in atom.mentions:  # a name spelt as data: protections only, not a target
             for path in spellings(mention):
-                if (path, Sense.UNKNOWN, None) not in checked:
-                    checked.add((path, Sense.UNKNOWN, None))
-                    hits = protections_hit(self._guards(context), path, Sense.UNKNOWN, None, context.search)
-                    verdicts += [
-                        _protected(hit, how, self.layer, atom, path, Sense.UNKNOWN, context.home)
-                        for hit, how in hits
-                    ]
+                protect(path, Sense.UNKNOWN, None)
         for access in atom.accesses:
             if access.tree is not None:
                 for directory in self._locations_under(access.path, context):

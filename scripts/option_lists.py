@@ -53,6 +53,7 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 _LINE = re.compile(r"^\s{1,16}(?=-)")
+_STRENGTH = {"flag": 0, "optional": 1, "value": 2}
 
 
 def options_of(text: str, ignore: dict[str, str] | None = None) -> dict[str, str]:
@@ -78,11 +79,9 @@ def options_of(text: str, ignore: dict[str, str] | None = None) -> dict[str, str
         # GNU style: "-k, --key=KEYDEF" gives the value on the long spelling only.
         if any(k == "value" for _, k in kinds):
             kinds = [(o, "value" if k == "flag" and not o.startswith("--no-") else k) for o, k in kinds]
-        for option, kind in kinds:
-            if option in ignore or not option.strip("-"):
-                continue
-            if found.get(option) in (None, "flag") or kind == "value":
-                found[option] = kind if found.get(option) != "value" else "value"
+        for option, kind in kinds:  # listed twice: the strongest reading (a value, an optional one)
+            if option not in ignore and option.strip("-"):
+                found[option] = max(kind, found.get(option, "flag"), key=_STRENGTH.__getitem__)
     return dict(sorted(found.items()))
 
 
@@ -95,10 +94,8 @@ def _run(argv: list[str], env: dict[str, str] | None = None) -> str:
 
 def _render(page: str) -> str:
     env = {**os.environ, "MANWIDTH": "200", "MAN_KEEP_FORMATTING": "", "LC_ALL": "C.UTF-8"}
-    text = _run(["man", "-P", "cat", *page.split()], env) if not page.startswith("/") else ""
-    if page.startswith("/"):
-        text = _run(["man", "-P", "cat", "-l", page], env)
-    return re.sub(r".\x08", "", text)
+    where = ["-l", page] if page.startswith("/") else page.split()  # a file, or a page by name
+    return re.sub(r".\x08", "", _run(["man", "-P", "cat", *where], env))
 
 
 def _debian_page(package: str, page: str) -> tuple[str, str]:

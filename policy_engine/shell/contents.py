@@ -63,17 +63,16 @@ def config_doubts(check: dict[str, Any], directory: str | None, reads: list[str]
     names = set(check["names"])
     pattern = re.compile(check["match"].encode(), re.MULTILINE)
     found = [home + path[1:] if path.startswith("~/") else path for path in check.get("home", ())]
-    for start in {directory, *reads} - {None}:
-        assert start is not None
+    starts = [p for p in dict.fromkeys((directory, *reads)) if p is not None]  # in order: stable reasons
+    above: set[str] = set()
+    for start in starts:
         place = start if os.path.isdir(start) else os.path.dirname(start)
-        while True:  # the directory and those above it
-            found += [os.path.join(place, n) for n in names if os.path.isfile(os.path.join(place, n))]
-            parent = os.path.dirname(place)
-            if parent == place:
-                break
-            place = parent
+        while place not in above:  # the directory and those above it, each once (_head skips the absent)
+            above.add(place)
+            found += [os.path.join(place, n) for n in sorted(names)]
+            place = os.path.dirname(place)
     budget = MAX_ENTRIES
-    for root in {r for r in reads if os.path.isdir(r)}:
+    for root in (r for r in dict.fromkeys(reads) if os.path.isdir(r)):
         for top, directories, files in os.walk(root):
             budget -= len(directories) + len(files)
             if budget < 0:
