@@ -174,7 +174,8 @@ def compiled_commands() -> dict[str, object]:
     from policy_engine.shell import knowledge
 
     sources = {path: Path(path).read_text() for path in knowledge.harmless_files()}
-    data = knowledge.compile_knowledge(Path(knowledge.DATA).read_text(), sources)
+    more = {path: Path(path).read_text() for path in knowledge.entry_files()}
+    data = knowledge.compile_knowledge(Path(knowledge.DATA).read_text(), sources, more)
     return data["commands"]  # type: ignore[no-any-return]
 
 

@@ -27,17 +27,31 @@ DATA = os.path.join(HERE, "commands.jsonc")
 # The options each command's own documentation lists that only change what it prints or how it
 # reads, by family of commands (see harmless/README.md): merged into the entries when compiled.
 HARMLESS = os.path.join(HERE, "harmless")
+# More entries, one file per family of commands (commands.d/README.md), each read as commands.jsonc
+# is: the long tail of tools lives there so that commands.jsonc stays the core.
+MORE = os.path.join(HERE, "commands.d")
 # 4: plainOptions marked; 3: harmless options merged; 2: option aliases expanded, with their spellings
 FORMAT = 4
+# A version with a dot after a command's name (python3.12, pip3.11).
+_DOTTED_VERSION = re.compile(r"\d+(\.\d+)+")
+
+
+def _data_files(directory: str) -> list[str]:
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".jsonc"))
+    except OSError:
+        return []
+    return [os.path.join(directory, name) for name in names]
 
 
 def harmless_files() -> list[str]:
     """The harmless-option files, in a stable order."""
-    try:
-        names = sorted(n for n in os.listdir(HARMLESS) if n.endswith(".jsonc"))
-    except OSError:
-        return []
-    return [os.path.join(HARMLESS, name) for name in names]
+    return _data_files(HARMLESS)
+
+
+def entry_files() -> list[str]:
+    """The files of more command entries (commands.d), in a stable order."""
+    return _data_files(MORE)
 
 
 class Knowledge:
@@ -64,8 +78,7 @@ class Knowledge:
         if name not in self.commands:
             alias = self.aliases.get(name)
             if alias is None:
-                stem = name.rstrip("0123456789.")
-                alias = self.aliases.get(stem) or (stem if stem != name and stem in self.commands else None)
+                alias = self._versioned(name)
             if alias is None or alias not in self.commands:
                 return None
             name = alias
@@ -73,6 +86,21 @@ class Knowledge:
         if isinstance(found, bytes):
             found = self.commands[name] = marshal.loads(found)
         return found  # type: ignore[no-any-return]
+
+    def _versioned(self, name: str) -> str | None:
+        """The command a versioned name installs (python3.12, pip3.11, node18), or None. A number
+        alone is taken as a version only for an interpreter or a shell: `command1`, `file2` or
+        `ls2` are other programs, which nothing is known about."""
+        stem = name.rstrip("0123456789.")
+        if stem == name or not stem:
+            return None
+        target = self.aliases.get(stem) or stem
+        if target not in self.commands:
+            return None
+        if _DOTTED_VERSION.fullmatch(name[len(stem) :]):  # pip3.11: a release, whatever the program
+            return target
+        found = self.entry(target)
+        return target if found is not None and (found.get("interpreter") or found.get("shell")) else None
 
     def dangerous_variable(self, name: str, value: str | None) -> bool:
         """Whether setting ``name`` (to ``value``, if known) can change what a command runs."""
@@ -86,7 +114,8 @@ class Knowledge:
 def knowledge(cache_directory: str | None = None) -> Knowledge:
     """The knowledge, from the compiled cache in ``cache_directory`` (default: the user's) when the
     data file is unchanged."""
-    sources = [DATA, *harmless_files()]
+    more = entry_files()
+    sources = [DATA, *more, *harmless_files()]
     raws = []
     for source in sources:
         with open(source, "rb") as handle:
@@ -97,10 +126,9 @@ def knowledge(cache_directory: str | None = None) -> Knowledge:
     path = compiled_cache.cache_file(directory, key, "knowledge")
     data = compiled_cache.read_marshal(path, key)
     if data is None or not isinstance(data, dict):
-        data = compile_knowledge(
-            raws[0].decode("utf-8"),
-            {s: r.decode("utf-8") for s, r in zip(sources[1:], raws[1:], strict=True)},
-        )
+        texts = {s: r.decode("utf-8") for s, r in zip(sources, raws, strict=True)}
+        entries = {name: texts.pop(name) for name in more}
+        data = compile_knowledge(texts.pop(DATA), texts, entries)
         stored = {
             **data,
             "commands": {name: marshal.dumps(entry) for name, entry in data["commands"].items()},
@@ -109,16 +137,31 @@ def knowledge(cache_directory: str | None = None) -> Knowledge:
     return Knowledge(data)
 
 
-def compile_knowledge(text: str, harmless: dict[str, str] | None = None) -> dict[str, Any]:
-    """Validate the knowledge data file and the harmless-option files (file -> text) and return
-    their plain form (imports json5 and pydantic)."""
+def compile_knowledge(
+    text: str, harmless: dict[str, str] | None = None, more: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Validate the knowledge data file, the files of more entries and the harmless-option files
+    (file -> text each) and return their plain form (imports json5 and pydantic)."""
     from ..config.jsonc import parse
     from .knowledge_schema import HarmlessFile, KnowledgeFile
 
-    document = parse(text, DATA)
-    data = KnowledgeFile.model_validate(document.data).model_dump(
-        exclude_unset=True, by_alias=True, exclude={"commands": {"__all__": {"description"}}}
-    )
+    def load(source: str, file: str) -> dict[str, Any]:
+        return KnowledgeFile.model_validate(parse(source, file).data).model_dump(
+            exclude_unset=True, by_alias=True, exclude={"commands": {"__all__": {"description"}}}
+        )
+
+    data = load(text, DATA)
+    for file, source in (more or {}).items():
+        extra = load(source, file)
+        for key, value in extra.items():
+            known = data.setdefault(key, type(value)())
+            if isinstance(value, list):
+                known.extend(value)
+                continue
+            twice = sorted(set(known) & set(value))
+            if twice:
+                raise ValueError(f"{file}: {key} {', '.join(twice)} already defined elsewhere")
+            known.update(value)
     for name, entry in data["commands"].items():
         _expand_aliases(entry, name)
     for entry in data["commands"].values():
