@@ -14,6 +14,12 @@ Run: python benchmarks/bench.py [--corpus DIR] [--config FILE] [--runs N]
    (state store and decision log on, in a scratch state directory): `git status` without and with
    the daemon (`policy serve`), and without it a Read and a line that must be parsed (a pipe),
    beside `python -c pass`; medians, p95 and their ratios.
+5. Auto-allow rates: the agent-workload corpus (tests/corpus/agent-workload: command lines as coding
+   agents issue them, labelled exploration, project, mutating or destructive) judged in its project
+   under the embedded default and examples/readonly.jsonc: the share of each kind allowed without a
+   prompt; the share of the read-only lines of the hand-labelled tldr sample
+   (tests/data/tldr-readonly-sample.jsonl) allowed under each; and the share of every corpus line
+   (tldr.txt and nl2bash.txt, read-only or not) each allows.
 
 Figures on a shared machine are noisy: compare ratios measured in one run, not absolute times
 across runs.
@@ -212,6 +218,38 @@ def bench_hook(config: Path, runs: int, cwd: str) -> dict[str, float]:
     return result
 
 
+def bench_workload(corpus: Path, everything: list[str]) -> dict[str, dict[str, tuple[int, int]]]:
+    """(allowed, total) per kind of the agent-workload lines, of the tldr sample's read-only lines
+    and of ``everything`` (every corpus line, read-only or not), per policy; the corpus, its project
+    and the policies are those of tests/test_agent_workload.py."""
+    import tempfile
+
+    sys.path.insert(0, str(REPO / "tests"))
+    import test_agent_workload as workload
+
+    from policy_engine import Action, ToolCall
+
+    lines = workload.load_lines()
+    sample = workload.tldr_sample(corpus / "tldr.txt") or []
+    tldr = [workload.Line(line, "tldr", "tldr") for line, read_only in sample if read_only]
+    rates: dict[str, dict[str, tuple[int, int]]] = {}
+    with tempfile.TemporaryDirectory(prefix="policy-bench-workload-") as scratch:
+        env = workload.machine(Path(scratch))  # a fake home: the user's own policy is not judged
+        repository = workload.build_repository(Path(scratch) / "work" / "app", env)
+        for policy, engine in workload.engines(repository, env).items():
+            verdicts = workload.judge(engine, lines, repository)
+            rates[policy] = {kind: workload.share_allowed(verdicts, kind) for kind in workload.KINDS}
+            if tldr:
+                judged = workload.judge(engine, tldr, repository)
+                rates[policy]["tldr read-only"] = (sum(v.action is Action.ALLOW for v in judged), len(judged))
+            allowed = sum(
+                engine.evaluate(ToolCall("bash", {"command": line}, str(repository))).action is Action.ALLOW
+                for line in everything
+            )
+            rates[policy]["tldr+nl2bash, all lines"] = (allowed, len(everything))
+    return rates
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -276,6 +314,14 @@ def main() -> int:
         f"  `{PARSED}` (parsed) without the daemon: {measured('direct_parsed')}\n"
         f"  `{PLAIN}` with the daemon: {measured('daemon')}"
     )
+    rates = bench_workload(args.corpus, lines)
+    print("auto-allow rates (allowed without a prompt: agent-workload corpus, tldr sample, whole corpus):")
+    for policy, kinds in rates.items():
+        shares = ", ".join(
+            f"{kind} {allowed}/{total} ({allowed / max(total, 1):.1%})"
+            for kind, (allowed, total) in kinds.items()
+        )
+        print(f"  {policy}: {shares}")
     return 0
 
 

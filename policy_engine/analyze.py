@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .agents.catalog import TYPES_UNSEEN
 from .model import Access, Atom, Sense
 from .patch import PatchError, read_patch
 from .paths import mentioned_paths, normalize, opaque, spelled
@@ -145,6 +146,11 @@ def atoms_of(
         if not isinstance(command, str):
             return (Atom(BASH, "", doubts=("the bash call carries no command text", *call.doubts)),)
         atoms = shell(command, call.workdir or call.cwd)
+        if call.agent in TYPES_UNSEEN:  # what it types into a pager is never judged
+            atoms = tuple(
+                atom._replace(doubts=(*atom.doubts, *atom.interactive)) if atom.interactive else atom
+                for atom in atoms
+            )
         if call.doubts:
             atoms = tuple(atom._replace(doubts=(*atom.doubts, *call.doubts)) for atom in atoms)
         return atoms

@@ -13,7 +13,7 @@ from .locations import location_directory, resolve_location
 from .model import Action, Atom, Sense, Verdict
 from .paths import inside, normalize, spellings
 from .policy import CompiledRule, Layer, LocationEntry, Protection
-from .protect import UNDER, UNSEARCHED, Guard, Search, guards, protections_hit
+from .protect import SOUGHT, UNDER, UNSEARCHED, Guard, Search, guards, protections_hit
 from .record import Record
 from .rules import RuleBook, glob_matches, specificity, winning_order
 
@@ -311,8 +311,20 @@ def _protected(
             f'"{hit.pattern}" ({hit.origin}); name the files it needs instead'
         )
         return Verdict(action, "doubt", layer.name, atom, path, detail=doubt, sense=sense)
+    action = hit.action
+    if (
+        action is Action.DENY
+        and how == UNDER
+        and hit.anchor == "anywhere"
+        and not hit.fixed
+        and _searches(atom)
+    ):
+        # A search of a tree that holds a secret somewhere (.env in a project) is everyday work
+        # done carelessly: asked, with how to leave the secret out, rather than refused outright.
+        # Copying or archiving the tree (cp -r, tar) takes the secret elsewhere: still refused.
+        action = Action.ASK
     return Verdict(
-        hit.action,
+        action,
         "protection",
         layer.name,
         atom,
@@ -320,9 +332,14 @@ def _protected(
         origin=hit.origin,
         detail=hit.pattern,
         sense=sense,
-        walked=how == UNDER,
-        scope=_scope(path, home) if how == UNDER else None,
+        walked=how in (UNDER, SOUGHT),
+        scope=_scope(path, home) if how in (UNDER, SOUGHT) else None,
     )
+
+
+def _searches(atom: Atom) -> bool:
+    """Whether the atom only reads: a search or a listing, whose output is all it makes."""
+    return all(access.sense is Sense.READ for access in atom.accesses)
 
 
 def _possibly(rule: CompiledRule, atom: Atom) -> str:

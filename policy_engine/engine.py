@@ -22,12 +22,16 @@ from .sessions import DEFAULT_TTL, atom_key, now
 from .state import MemoryState, StateError
 from .tools import canonical_tool
 
+# The variables that move git's repository away from the nearest .git (see shell/producers.py).
+GIT_LOCATION = ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES")
+
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
     from .config.discover import Discovery
+    from .consequences import Consequence
     from .policy import InterpreterSettings, PolicySet
     from .shell.analysis import Analyzer
     from .shell.commandline import Reader
@@ -139,6 +143,8 @@ class Engine:
         self._spelled: dict[str, tuple[str, ...]] = {}
         self._cache_directory = cache_directory(env)
         self._analyzer: Analyzer | None = None
+        # What tells git where its repository is, in the shell the agent's commands run in.
+        self._git_environ = {name: env[name] for name in GIT_LOCATION if name in env}
         self._reader: Reader | None = None
         self.state: StateStore = MemoryState() if state is None else state
         self._layers = {layer.name: layer for layer in self.policy_set.layers}
@@ -161,7 +167,9 @@ class Engine:
                 if code is not None
                 else max(layer.interpreter.max_depth for layer in self.policy_set.layers)
             )
-            self._analyzer = Analyzer(self.home, knowledge(self._cache_directory), depth, code)
+            self._analyzer = Analyzer(
+                self.home, knowledge(self._cache_directory), depth, code, self._git_environ
+            )
         return self._analyzer.atoms(line, cwd)
 
     def _command_reader(self) -> Reader:
@@ -213,7 +221,8 @@ class Engine:
         decisive = combine(verdicts)
         action = decisive.action if decisive is not None else Action.ALLOW
         message = decisive.message if decisive is not None and action is Action.NUDGE else None
-        text = reason(action, decisive, call, verdicts)
+        consequence = self._consequence(decisive, action, call)
+        text = reason(action, decisive, call, verdicts, consequence=consequence)
         judged = breaker = None
         if self.mode != "enforce":  # only pathProtection and managed denies still block
             judged, decisive = action, combine([v for v in verdicts if _blocks_in_every_mode(v)])
@@ -222,12 +231,14 @@ class Engine:
             if decisive is None:
                 text = unenforced(self.mode, judged, text)
             else:
-                text = reason(action, decisive, call, verdicts)
+                consequence = self._consequence(decisive, action, call)
+                text = reason(action, decisive, call, verdicts, consequence=consequence)
         elif call.session_id and decisive is not None and action in (Action.DENY, Action.NUDGE):
             tripped = self._breaker(decisive, action, call.session_id, troubles)
             if tripped is not None:
                 judged, action, breaker, message = action, tripped.action, tripped.breaker, None
-                text = f"{reason(action, decisive, call, verdicts, judged=judged)} {tripped.note}"
+                said = reason(action, decisive, call, verdicts, judged=judged, consequence=consequence)
+                text = f"{said} {tripped.note}"
         if self._untrusted_file is not None and judged is None:
             text += untrusted_note(action, decisive, verdicts, self._untrusted_file)
         if troubles:
@@ -247,6 +258,20 @@ class Engine:
         if self.log_path is not None and self.mode != "ignore":
             self._log(self.log_path, decision, round((perf_counter() - started) * 1e6))
         return decision
+
+    def _consequence(self, decisive: Verdict | None, action: Action, call: ToolCall) -> Consequence | None:
+        """What the decisive atom of an ask or a deny would change (consequences.py), for its reason;
+        None for any other action: the allow path never looks at the file system for it."""
+        if decisive is None or action < Action.ASK:
+            return None
+        from .consequences import inspect
+
+        atom = decisive.atom
+        try:
+            reader = self._command_reader() if atom.command is not None and atom.words else None
+            return inspect(atom, call.workdir or call.cwd, reader)
+        except Exception:  # what a call would change only informs: it never changes a decision
+            return None
 
     def _session_allows(self, session_id: str, key: str, troubles: list[str]) -> bool:
         try:
@@ -270,6 +295,8 @@ class Engine:
         from .report import log_record
 
         record = log_record(decision, microseconds, self.policy_set.digest)
+        if max(decision.action, decision.judged or Action.ALLOW) >= Action.ASK:
+            record["reason"] = decision.reason  # what the person was asked, with what it would change
         problem = append(path, record)
         if problem is not None and not self._log_failed:
             self._log_failed = True

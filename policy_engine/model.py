@@ -110,6 +110,8 @@ class Atom(Record):
     the command still judge it, readOnly rules do not cover it). ``mentions`` are the paths its
     words spell that it is not known to touch (`printf '%s' ~/.ssh/id_rsa`): each is checked
     against pathProtection as a touch of unknown sense, since such names travel on as data.
+    ``interactive`` says what it would do with keystrokes on a terminal (a pager's ``!cmd``): a
+    doubt for an agent that can type into the commands it runs (analyze.py).
     """
 
     tool: str
@@ -120,6 +122,7 @@ class Atom(Record):
     computed: tuple[int, ...] = ()
     unproven: tuple[str, ...] = ()
     mentions: tuple[str, ...] = ()
+    interactive: tuple[str, ...] = ()
 
     @property
     def read_only(self) -> bool:

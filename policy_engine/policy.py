@@ -81,6 +81,8 @@ class Protection(Record):
     one entry per side). ``fixed`` is the pattern's leading literal directory, relative to the
     anchor (``.ssh`` for ``~/.ssh/*``), and ``exact`` says the pattern names that one path: what
     a walk over a directory tree needs to know whether the tree can hold a protected path.
+    ``excepted`` is a regex of the last path components the pattern leaves alone (its ``except``
+    names: ``.env.example`` for ``.env*``), empty when it has none.
     """
 
     pattern: str
@@ -91,6 +93,7 @@ class Protection(Record):
     senses: tuple[str, ...] = ("read", "write", "delete", "exec", "unknown")
     fixed: str = ""
     exact: bool = False
+    excepted: str = ""
 
 
 class InterpreterSettings(Record):

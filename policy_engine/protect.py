@@ -24,7 +24,10 @@ from .record import Record
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
-    from typing import Any, Final, Literal
+    from typing import Any, Final, Literal, TypeAlias
+
+    # The names a walk skips: file globs and directory globs (see excluding_tree).
+    Skips: TypeAlias = tuple[tuple[str, ...], tuple[str, ...]] | None
 
     from .policy import Protection
 
@@ -39,9 +42,10 @@ CALL_LIMIT = 50000
 # judge the delete, and protected places inside it (``~/.ssh/`` under ``~``) still count.
 _SEARCHED = frozenset(("read", "exec", "unknown"))
 
-# How a protection reaches a path: the path itself, something under it that a walk found, or
-# possibly something under it (the tree was too large to search).
-PATH, UNDER, UNSEARCHED = "path", "under", "unsearched"
+# How a protection reaches a path: the path itself, something under it that a walk found, the
+# same among the names the walk is narrowed to (it seeks them: `rg -g '.env*'`), or possibly
+# something under it (the tree was too large to search).
+PATH, UNDER, SOUGHT, UNSEARCHED = "path", "under", "sought", "unsearched"
 
 
 @lru_cache(maxsize=1024)
@@ -100,6 +104,8 @@ def _place(directory: str, relative: str) -> str:
 
 def _matches(guard: Guard, path: str) -> bool:
     entry = guard.entry
+    if entry.excepted and _regex(entry.excepted, paths.CASE_INSENSITIVE).match(_last(path)):
+        return False  # a name the pattern leaves alone (.env.example for .env*)
     if entry.anchor == "anywhere":
         if entry.fixed and f"/{fold(entry.fixed)}" not in fold(path):  # cheap: the name must be there
             return False
@@ -114,6 +120,10 @@ def _matches(guard: Guard, path: str) -> bool:
         return False
     regex = _regex(entry.regex, paths.CASE_INSENSITIVE)
     return regex.match(relative) is not None or regex.match(relative + "/") is not None
+
+
+def _last(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
 
 
 class Search:
@@ -135,13 +145,15 @@ class Search:
         names: str | None,
         ignoring: bool = False,
         following: bool = False,
+        skips: Skips = None,
     ) -> dict[Guard, bool] | None:
         """Which of ``wanted`` match some entry under ``directory`` (named like ``names``, if given;
         hidden entries only if ``hidden``; if ``ignoring``, not one git ignores; if ``following``,
-        or what a symbolic link inside leads to); None when the search ran out of entries first."""
-        key = (wanted, directory, hidden, names, ignoring, following)
+        or what a symbolic link inside leads to; not the files and directories ``skips`` names);
+        None when the search ran out of entries first."""
+        key = (wanted, directory, hidden, names, ignoring, following, skips)
         if key not in self._found:
-            self._found[key] = self._walk(wanted, directory, hidden, names, ignoring, following)
+            self._found[key] = self._walk(wanted, directory, hidden, names, ignoring, following, skips)
         return self._found[key]
 
     def _walk(
@@ -152,6 +164,7 @@ class Search:
         names: str | None,
         ignoring: bool,
         following: bool,
+        skips: Skips,
     ) -> dict[Guard, bool] | None:
         missing = list(wanted)
         limit = min(WALK_LIMIT, self.left)
@@ -172,6 +185,8 @@ class Search:
                             if following and item.is_symlink():
                                 hits = [g for g in missing if _leads_to(g, item.path)]
                             descend = item.is_dir(follow_symlinks=False)
+                            if skips is not None and _skipped(item.name, descend, skips):
+                                continue  # the command skips it (grep --exclude, --exclude-dir)
                             if names is None or named(item.name, names):
                                 matched = [g for g in missing if _matches(g, item.path)]
                                 if matched and ignoring and _git_ignores(item.path):
@@ -216,6 +231,9 @@ def protections_hit(
     ``all`` and where the symbolic links inside lead: ``grep -R``)."""
     if tree is not None and not os.path.isdir(path):
         tree = None  # nothing is under a file, or under a directory that is not there
+    skips: Skips = None
+    if tree is not None and "!" in tree:
+        tree, skips = _skips(tree)
     ignoring = following = written = False
     if tree == "git":  # ripgrep --hidden: everything, but what git ignores in a work tree
         tree, ignoring = "all", _in_work_tree(path)
@@ -240,9 +258,10 @@ def protections_hit(
                 wanted.append(guard)
             hows[guard] = UNSEARCHED if holds is None else UNDER if holds is True else None
     if wanted:
-        found = search.finds(tuple(wanted), path, bool(hidden), names, ignoring, following)
+        found = search.finds(tuple(wanted), path, bool(hidden), names, ignoring, following, skips)
+        hit = UNDER if names is None else SOUGHT
         for guard in wanted:
-            hows[guard] = UNSEARCHED if found is None else UNDER if found[guard] else None
+            hows[guard] = UNSEARCHED if found is None else hit if found[guard] else None
     return [(guard.entry, how) for guard, how in hows.items() if how is not None]
 
 
@@ -315,13 +334,42 @@ def named(name: str, names: str) -> bool:
 
 def names_tree(globs: list[str | None]) -> str:
     """The walk of the files ``globs`` name (``all:*.py,*.md`` for ``src/**/*.py`` and ``*.md``):
-    ``all`` when one is computed (None) or is not a plain name glob (``**``, braces, a comma)."""
+    every name (``all:*``) when one is computed (None) or is not a plain name glob (``**``, braces,
+    a comma): the walk still seeks what the globs name, the search just cannot tell which."""
     names = [
         variant for glob in globs for variant in _braces(glob.rstrip("/").rsplit("/", 1)[-1] if glob else "")
     ]
     # fnmatch reads classes and escapes unlike ripgrep ([^x], \x): only plain wildcards narrow
     plain = all(name and name != "**" and not set("{},[]\\=").intersection(name) for name in names)
-    return f"all:{','.join(names)}" if plain else "all"
+    return f"all:{','.join(names)}" if plain else "all:*"
+
+
+def excluding_tree(tree: str, skipped: list[tuple[str | None, str]]) -> str:
+    """``tree`` with the names a walk skips (``all!.env*`` for grep -r --exclude='.env*'): ``!GLOB``
+    for files, ``!/GLOB`` for directories (and what they hold), from (glob, ``files``,
+    ``directories`` or ``both``) pairs. A computed glob (None) or one that fnmatch reads unlike the
+    tools (classes, braces, escapes) is dropped: the walk then reads what it would have skipped."""
+    for glob, what in skipped:
+        if not glob or "/" in glob or set("{},[]\\!").intersection(glob):
+            continue
+        if what in ("files", "both"):
+            tree += f"!{glob}"
+        if what in ("directories", "both"):
+            tree += f"!/{glob}"
+    return tree
+
+
+def _skips(tree: str) -> tuple[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """(the walk, (file globs, directory globs) it skips) of an ``excluding_tree`` spelling."""
+    walk, *parts = tree.split("!")
+    files = tuple(p for p in parts if p and not p.startswith("/"))
+    directories = tuple(p[1:] for p in parts if p.startswith("/") and len(p) > 1)
+    return walk, (files, directories)
+
+
+def _skipped(name: str, directory: bool, skips: tuple[tuple[str, ...], tuple[str, ...]]) -> bool:
+    globs = skips[1] if directory else skips[0]
+    return any(fnmatch.fnmatchcase(name, glob) for glob in globs)
 
 
 def _braces(glob: str) -> list[str]:

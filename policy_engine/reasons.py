@@ -13,6 +13,7 @@ TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from .consequences import Consequence, Found, Push
     from .model import ToolCall, Verdict
 
 PREFIX = "[policy-engine]"
@@ -76,7 +77,7 @@ def why(verdict: Verdict) -> str:
             f'pathProtection "{verdict.detail}" ({verdict.origin})'
         )
         if verdict.sense in (Sense.READ, Sense.EXEC, None):
-            text += "; name the files it needs instead"
+            text += _narrower(verdict.detail)
     elif verdict.kind == "protection":
         protected = "is protected by" if verdict.action >= Action.ASK else "matches"
         text = f'path "{verdict.target}" {protected} pathProtection "{verdict.detail}" ({verdict.origin})'
@@ -87,6 +88,17 @@ def why(verdict: Verdict) -> str:
     if verdict.layer in ("managed", UNTRUSTED):
         text += f" [{verdict.layer} layer]"
     return text
+
+
+def _narrower(pattern: str | None) -> str:
+    """How to walk the tree without the protected files: a name pattern (``.env*``) can be
+    excluded, and rg skips hidden and git-ignored files by itself."""
+    if pattern and "/" not in pattern.rstrip("/"):
+        return (
+            f"; to search without them, exclude them (grep -r --exclude='{pattern}', "
+            f"rg -g '!{pattern}') or use rg, which skips hidden and git-ignored files"
+        )
+    return "; name the files it needs instead"
 
 
 # How a command that walks a directory whole touches everything in it, by the sense of the walk.
@@ -112,10 +124,18 @@ _DOES = {
 SHOWN_TARGETS = 5
 
 
-def refused(action: Action, decisive: Verdict, verdicts: Sequence[Verdict], named: bool = True) -> str:
+def refused(
+    action: Action,
+    decisive: Verdict,
+    verdicts: Sequence[Verdict],
+    named: bool = True,
+    consequence: Consequence | None = None,
+) -> str:
     """What in a bash line was refused: the command (when the line runs more than one) and only the
     paths whose verdict is the decision's (``rm -rf /etc/x deletes /etc/x``); for a patch, which
-    the subject does not name the files of (``named`` False), those paths; empty otherwise."""
+    the subject does not name the files of (``named`` False), those paths; empty otherwise. With
+    the ``consequence`` of the atom, each path says what is at stake there (``deletes /p/build
+    (1,204 files in 87 directories)``), then what a push updates and the safer alternatives."""
     atom = decisive.atom
     if (atom.command is None and named) or action < Action.ASK:
         return ""
@@ -133,9 +153,94 @@ def refused(action: Action, decisive: Verdict, verdicts: Sequence[Verdict], name
     parts = []
     for sense, targets in by_sense.items():
         more = f" and {len(targets) - SHOWN_TARGETS} more" if len(targets) > SHOWN_TARGETS else ""
-        listed = [f"{t} ({scopes[t]})" if t in scopes else t for t in targets[:SHOWN_TARGETS]]
+        listed = []
+        for target in targets[:SHOWN_TARGETS]:
+            found = consequence.at(target) if consequence is not None else None
+            notes = [scopes.get(target), stake(found, sense, atom.tool) if found is not None else ""]
+            noted = "; ".join(filter(None, notes))
+            listed.append(f"{target} ({noted})" if noted else target)
         parts.append(f"{_DOES[sense]} {', '.join(listed)}{more}")
-    return " ".join(filter(None, [shown, "; ".join(parts)]))
+    if consequence is not None:
+        parts += [pushes(consequence.push) if consequence.push is not None else "", *consequence.advice]
+    return " ".join(filter(None, [shown, "; ".join(filter(None, parts))]))
+
+
+def stake(found: Found, sense: Sense, tool: str) -> str:
+    """What is at stake at a path an atom writes or deletes (empty: nothing worth saying): a file's
+    size (which a ``write`` tool replaces whole; a bash write may append, the analysis does not
+    tell), that a write creates the file, what a tree deleted whole holds, or what else it is."""
+    from .consequences import DIRECTORY, FILE, LIMIT, MISSING, SLOW
+
+    if found.kind == MISSING:
+        return "creates it" if sense is Sense.WRITE and tool != "edit" else ""
+    if found.kind == FILE:
+        size = "an empty file" if not found.size else size_text(found.size)
+        if sense is Sense.WRITE:
+            return f"overwrites {size}" if tool == "write" else f"{size} now" if found.size else size
+        return size
+    if found.kind == DIRECTORY:
+        if not found.counted:
+            return ""
+        if found.stopped == LIMIT:
+            # the count stopped at the first entry past its bound
+            return f"more than {found.files + found.directories - 1:,} files and directories"
+        files = _counted(found.files, "file", "files")
+        directories = _counted(found.directories, "directory", "directories")
+        if found.stopped is not None:
+            why = "counting took too long" if found.stopped == SLOW else "some could not be read"
+            return f"at least {files} in {directories}, {why}"
+        return (
+            "an empty directory"
+            if found.files == 0 and found.directories == 1
+            else f"{files} in {directories}"
+        )
+    return _KINDS.get(found.kind, "")
+
+
+_KINDS = {"link": "a symbolic link", "pipe": "a named pipe", "device": "a device", "socket": "a socket"}
+
+
+def _counted(number: int, one: str, many: str) -> str:
+    return f"{number:,} {one if number == 1 else many}"
+
+
+def size_text(size: int) -> str:
+    """``214 bytes``, ``1,234 bytes``, ``56.7 kB``, ``3.4 MB``: exact while short, then rounded."""
+    if size < 10_000:
+        return _counted(size, "byte", "bytes")
+    value = float(size)
+    for unit in ("kB", "MB", "GB", "TB"):
+        value /= 1000
+        if value < 1000 or unit == "TB":
+            return f"{value:.1f} {unit}" if value < 100 else f"{value:,.0f} {unit}"
+    return ""  # not reached
+
+
+SHOWN_NAMES = 3  # branches a push clause names
+
+
+def pushes(push: Push) -> str:
+    """What a git push updates, where: ``updates main (the current branch) on origin``."""
+    remote = shorten(mask(push.remote[:MASKED_PREFIX]), 60)
+    if push.every == "mirror":
+        return f"makes {remote} mirror every ref here, deleting the refs this repository lacks"
+    if push.every == "all":
+        return f"updates every branch on {remote}"
+    if push.every == "tags":
+        return f"pushes every tag to {remote}"
+
+    def names(refs: tuple[str, ...]) -> str:
+        shown = [shorten(mask(ref[:MASKED_PREFIX]), 60) for ref in refs[:SHOWN_NAMES]]
+        more = f" and {len(refs) - SHOWN_NAMES} more" if len(refs) > SHOWN_NAMES else ""
+        return ", ".join(shown) + more
+
+    parts = []
+    if push.updates:
+        current = " (the current branch)" if push.current else ""
+        parts.append(f"updates {names(push.updates)}{current} on {remote}")
+    if push.deletes:
+        parts.append(f"deletes {names(push.deletes)} on {remote}")
+    return ", and ".join(parts) or f"pushes to {remote}"
 
 
 UNTRUSTED = "project (untrusted)"
@@ -174,20 +279,39 @@ def reason(
     verdicts: Sequence[Verdict] = (),
     *,
     judged: Action | None = None,
+    consequence: Consequence | None = None,
 ) -> str:
-    """The reason for a decision: what was refused, the setting that decided, and for a deny on a
-    file path, a warning not to try another tool. ``judged`` is what the verdicts said when a
-    circuit breaker changed it into ``action``."""
+    """The reason for a decision: what was refused (with what it would change: ``consequence``, of
+    the decisive atom), the setting that decided, and for a deny on a file path, a warning not to
+    try another tool. ``judged`` is what the verdicts said when a circuit breaker changed it into
+    ``action``."""
     head = f"{PREFIX} {_VERBS[action]}: {subject(call)}"
     if decisive is None:
         return head + ": no policy applies."
-    what = refused(judged or action, decisive, verdicts, named=call.tool != PATCH)
+    named = call.tool != PATCH
+    if (
+        consequence is not None
+        and named
+        and decisive.atom.command is None
+        and (judged or action) >= Action.ASK
+    ):
+        head += _named_stake(decisive, consequence)
+    what = refused(judged or action, decisive, verdicts, named, consequence)
     text = f"{head}: {what + ': ' if what else ''}{why(decisive)}."
     if decisive.message and action is not Action.NUDGE:
         text += f" {decisive.message}"
     if action is Action.DENY and _about_the_path(decisive):
         text += " The restriction is on the path, not on the tool: do not retry with another tool or command."
     return text
+
+
+def _named_stake(decisive: Verdict, consequence: Consequence) -> str:
+    """What is at stake at the path a file tool's subject names (`` (overwrites 214 bytes)``)."""
+    atom = decisive.atom
+    access = atom.accesses[0] if atom.accesses else None
+    found = consequence.at(access.path) if access is not None else None
+    note = stake(found, access.sense, atom.tool) if access is not None and found is not None else ""
+    return f" ({note})" if note else ""
 
 
 def _about_the_path(verdict: Verdict) -> bool:

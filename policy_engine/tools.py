@@ -101,7 +101,7 @@ def input_path_lists(tool_input: Any) -> tuple[tuple[str, str | None], ...]:
             root = glob_root(value, GLOB_CHARACTERS)
             parent, _, last = value.rstrip("/").rpartition("/")
             if root is not None:  # a glob: the files its last part names, in any case
-                walk = names_tree([last]) if "{" not in last else "all"  # fnmatch knows no {a,b}
+                walk = names_tree([last]) if "{" not in last else "all:*"  # fnmatch knows no {a,b}
                 entries.append((root, walk if walk == "all" else f"all:{_caseless(walk[4:])}"))
                 continue
             entries.append((value, "all"))  # a path: itself, a directory whole, and its name in any case

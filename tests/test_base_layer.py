@@ -58,7 +58,7 @@ def test_a_trusted_project_file_that_allows_everything_does_not_open_the_machine
     assert home.run("trust", str(repo)).returncode == 0
     assert status(home, "npm publish") == ALLOW  # its own directory: as it says
     rm = home.run("check", "rm -rf ~", cwd=repo)
-    assert rm.returncode == DENY and "(the home directory)" in rm.stdout
+    assert rm.returncode == DENY and "(the home directory" in rm.stdout
     assert status(home, "cat ~/.ssh/id_rsa") == DENY
     assert status(home, "echo x >> ~/.bashrc") == ASK
     assert status(home, "cat .env") == DENY  # in its own directory too

@@ -55,7 +55,7 @@ def test_json_has_action_reason_message_and_trace(sandbox: Sandbox, config) -> N
     assert data["action"] == "ask"
     assert data["message"] is None
     assert data["reason"].startswith(
-        "[policy-engine] Needs approval: bash (git push origin main): rule ask bash"
+        "[policy-engine] Needs approval: bash (git push origin main): updates main on origin: rule ask bash"
     )
     decided = data["trace"]["decided_by"]
     assert decided["layer"] == "config"

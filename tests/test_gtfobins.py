@@ -1,7 +1,10 @@
 """GTFOBins: known ways ordinary programs start a shell, run commands, write files or load libraries.
 
 Under a policy that allows only ``$safe-bash`` (everything else asks), none of them may be allowed:
-the read-only preset must never cover a form that can execute or write.
+the read-only preset must never cover a form that can execute or write. The first line of a
+snippet is the command; the lines after it are keystrokes typed into it (``less /etc/hosts`` then
+``!/bin/sh``), which only an agent that types into the commands it runs unseen can send (Codex's
+write_stdin): such snippets are judged as Codex's calls.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import os
 import pytest
 from helpers import CORPUS, Sandbox, bash
 
-from policy_engine import Action
+from policy_engine import Action, ToolCall
 
 GTFOBINS = CORPUS / "gtfobins.jsonl"
 DANGEROUS = ("shell", "command", "file-write", "reverse-shell", "library-load")
@@ -32,8 +35,11 @@ def test_no_dangerous_gtfobins_snippet_is_allowed_by_safe_bash(sandbox: Sandbox)
         row = json.loads(line)
         if row["function"] not in DANGEROUS or row.get("role", "").startswith("attacker-side"):
             continue
-        code = row["code"].split("\n")[0]
-        action = engine.evaluate(bash(code, sandbox.root)).action
+        code, *keystrokes = row["code"].split("\n")
+        call = bash(code, sandbox.root)
+        if keystrokes:
+            call = ToolCall(call.tool, call.input, call.cwd, agent="codex")
+        action = engine.evaluate(call).action
         counts[str(action)] += 1
         if action is Action.ALLOW:
             allowed.append(f"{row['binary']} ({row['function']}): {code}")

@@ -455,3 +455,19 @@ def test_stdin_that_is_not_utf8_blocks(sandbox: Sandbox, project: Path, agent: s
     )
     assert result.returncode == 2
     assert b"stdin is not UTF-8" in result.stderr
+
+
+# ---- Pagers: a doubt only where the agent can type into them unseen -----------------------------
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_pager_is_judged_by_who_can_type_into_it(sandbox: Sandbox, agent: str) -> None:
+    """less copies a file where its output is not a terminal, and on Gemini's terminal only the
+    person types; Codex's write_stdin types into a running command without the hook: there the
+    pager's !cmd would run unjudged, so it asks (Codex then blocks, saying how to approve)."""
+    project = sandbox.project("repo")
+    (project / "README.md").write_text("# hello\n")
+    result = hook(sandbox, agent, shell(agent, str(project), "less README.md"))
+    check_answer(agent, "ask" if agent == "codex" else "allow", result)
+    if agent == "codex":
+        assert "an interactive pager runs commands typed into it" in result.stderr

@@ -8,6 +8,8 @@ KEY or PASSWORD is a secret. Effects are written "sense:path", executions "argv:
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -756,6 +758,45 @@ TOKENS = [
     "class",
     "function",
 ]
+
+
+# -- a JSON file loaded with require or import: data, unless what is found there is code ---------------
+
+
+def test_a_json_file_loaded_is_read(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text('{"version": "1"}')
+    program = analyze("console.log(require('./package.json').version)", SETTING._replace(cwd=str(tmp_path)))
+    assert effects(program) == [f"read:{tmp_path}/package.json"]
+    assert_doubts(program, [])
+
+
+@pytest.mark.parametrize(
+    ("layout", "doubt"),
+    [
+        ("link", "is a link to"),  # loaded by its target's extension
+        ("directory", "is a directory, a package whose main file would run"),
+        ("missing", "does not exist, so package.json.js would be loaded instead"),
+    ],
+)
+def test_a_json_name_that_finds_code_is_a_doubt(tmp_path: Path, layout: str, doubt: str) -> None:
+    target = tmp_path / "package.json"
+    if layout == "link":
+        (tmp_path / "evil.js").write_text("")
+        target.symlink_to(tmp_path / "evil.js")
+    elif layout == "directory":
+        target.mkdir()
+        (target / "index.js").write_text("")
+    else:
+        (tmp_path / "package.json.js").write_text("")
+    program = analyze("console.log(require('./package.json'))", SETTING._replace(cwd=str(tmp_path)))
+    assert_doubts(program, [doubt])
+
+
+def test_a_json_file_after_a_change_of_directory_or_an_earlier_write_is_a_doubt() -> None:
+    moved = analyze("process.chdir('/x'); require('./package.json')", SETTING)
+    assert_doubts(moved, ["is looked for from a directory that cannot be told"])
+    written = analyze("require('./package.json')", SETTING._replace(settled=False))
+    assert_doubts(written, ["an earlier command may have written"])
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

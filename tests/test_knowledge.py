@@ -79,11 +79,15 @@ def test_every_interpreters_pattern_names_an_interpreter(compiled: Knowledge) ->
 def test_every_safe_bash_pattern_names_a_known_command(compiled: Knowledge) -> None:
     found = patterns()
     assert len(found) == len(set(found)), "duplicate patterns"
-    unknown = [p for p in found if compiled.entry(p.split(" ")[0]) is None]
+    # The last pattern, "*", covers whatever the analysis proves only reads: the knowledge vets
+    # each command then, so it is the one pattern that names none.
+    assert found[-1] == "*"
+    named = found[:-1]
+    unknown = [p for p in named if compiled.entry(p.split(" ")[0]) is None]
     assert unknown == []
-    # A first word with a wildcard (`* --help`) would reach commands the knowledge never vetted
+    # A first word with a wildcard (`* --help`) would reach commands no pattern names
     # (in a pattern only * and ? are wildcards: `[ *` names the test command).
-    assert [p for p in found if any(c in p.split(" ")[0] for c in "*?")] == []
+    assert [p for p in named if any(c in p.split(" ")[0] for c in "*?")] == []
 
 
 def test_the_patterns_pi_control_could_never_match_are_gone() -> None:
@@ -462,9 +466,13 @@ READ_ONLY = [
     ("git submodule", True),
     ("git submodule update --init", False),
     ("git help -a", True),
-    ("git help log", False),
+    ("git help log", True),  # man: a pager only on a terminal (an agent that types into it: asked)
+    ("git help -w log", False),
     ("git -c core.pager=evil log", False),
-    ("gh pr list", False),
+    # A query of a remote service the knowledge proves reads only is read-only (gh, npm view,
+    # kubectl get, helm list: shell/commands.d/remote.jsonc); one that returns secrets is not.
+    ("gh pr list", True),
+    ("gh auth token", False),
     # packages
     ("npm ls", True),
     ("npm ls --depth 0", True),
@@ -474,17 +482,17 @@ READ_ONLY = [
     ("npm version", True),
     ("npm version patch", False),
     ("npm install", False),
-    ("npm view react", False),
-    ("npm outdated", False),
+    ("npm view react", True),
+    ("npm outdated", True),
     ("npm config get registry", True),
     ("npm pkg get name", True),
     ("npm pkg set name=x", False),
     ("npm query .dev", True),
     ("pnpm list", True),
     ("pnpm why react", True),
-    ("pnpm outdated", False),
+    ("pnpm outdated", True),
     ("pnpm install", False),
-    ("yarn list", False),
+    ("yarn list", True),
     ("yarn", False),
     ("pip list", True),
     ("pip list --outdated", False),
@@ -528,7 +536,7 @@ READ_ONLY = [
     ("go version", True),
     ("go env GOPATH", True),
     ("go env -w GOPROXY=x", False),
-    ("go list ./...", False),
+    ("go list ./...", True),
     ("go build", False),
     ("gofmt -l .", True),
     ("gofmt -w .", False),
@@ -623,11 +631,12 @@ READ_ONLY = [
     ("podman pod ps", True),
     ("podman machine list", True),
     ("podman run alpine", False),
-    ("kubectl get pods", False),
-    ("kubectl describe pod x", False),
-    ("kubectl logs x", False),
+    ("kubectl get pods", True),
+    ("kubectl describe pod x", True),
+    ("kubectl logs x", True),
+    ("kubectl get secret x -o yaml", False),
     ("kubectl version --client", True),
-    ("kubectl version", False),
+    ("kubectl version", True),
     ("kubectl config view", True),
     ("kubectl config view --raw", False),
     ("kubectl config current-context", True),
@@ -637,7 +646,7 @@ READ_ONLY = [
     ("helm version", True),
     ("helm lint ./chart", True),
     ("helm repo list", True),
-    ("helm list", False),
+    ("helm list", True),
     ("helm template ./chart", False),
     ("helm install x ./chart", False),
     ("terraform version", True),
@@ -667,9 +676,9 @@ def test_the_table_is_large() -> None:
 # pattern and no pattern for a tool that runs its words despite --help.
 NEVER_ALLOWED = [
     "bash -c 'touch x' --help",
-    "python3 -c 'import os' --version",
-    "ip netns exec ns1 sh -c id --help",
-    "ip -s netns exec ns1 sh -c id --help",
+    'python3 -c \'open("x", "w")\' --version',
+    "ip netns exec ns1 sh -c 'touch x' --help",
+    "ip -s netns exec ns1 sh -c 'rm -f x' --help",
     "unzip a.zip inner.txt --help",
     "fd -x rm --help",
     "pidstat -e sh -c id --help",
@@ -680,12 +689,12 @@ NEVER_ALLOWED = [
     "sort -o out data.txt",
     "git branch -D main",
     "pip list --outdated",
-    "kubectl get pods",
+    "kubectl get secret x -o yaml",
     "docker -H ssh://host ps",
     "npm run build",
     "tar -xf a.tar",
     "tar -tf host:archive.tar",
-    "yarn list",
+    "yarn add left-pad",
     "cargo tree",
     "gofmt -w main.go --help",
     "go env -u GOFLAGS --help",
@@ -713,12 +722,27 @@ def test_safe_bash_never_allows(safe_bash: tuple[Engine, Path], line: str) -> No
 
 # Lines of tldr.txt labelled by hand (tests/data/tldr-readonly-sample.jsonl). A floor, so that the
 # coverage cannot silently regress; raise it when the knowledge grows.
-ALLOWED_READ_ONLY_FLOOR = 28  # of 164 read-only lines: 17.1%
-ALLOWED_SHARE_FLOOR = 0.17
+ALLOWED_READ_ONLY_FLOOR = 115  # of 164 read-only lines: 70%
+ALLOWED_SHARE_FLOOR = 0.70
 # Lines labelled not read-only that $safe-bash may allow, each with the reason it is acceptable.
 JUSTIFIED: dict[str, str] = {
     "exit": "it ends the shell of the agent's tool call; it reads, writes and runs nothing",
+    "OPTIND=1": "it sets a shell variable of the tool call's own shell (getopts' index), which ends with it",
+    "read variable": "it sets a shell variable of the tool call's own shell from its input, which ends with it",
     "ruff check --select ALL": "ruff writes only its own cache (.ruff_cache), which holds nothing that runs",
+}
+# The sample was labelled when a query of another machine was never read-only; a query of a remote
+# service that the knowledge proves reads only now is (shell/commands.d/remote.jsonc).
+REMOTE_QUERY = "it queries a remote service and changes nothing there or here"
+JUSTIFIED |= {
+    line: REMOTE_QUERY
+    for line in (
+        "gcloud container clusters describe cluster_name",
+        "gh release view tag",
+        "kubectl describe nodes node_name --namespace namespace",
+        "npm s term1 term2",
+        "pnpm outdated --long",
+    )
 }
 
 

@@ -74,9 +74,10 @@ REFUSED: list[tuple[str, str, Action, str]] = [
     (D, "git cat-file blob HEAD:.env", Action.DENY, ".env*"),
     (D, "git blame .env", Action.DENY, ".env*"),
     (D, "git blame -L 1,2 HEAD .env", Action.DENY, ".env*"),
-    (D, "git grep --no-index SECRET", Action.DENY, "the command reads everything under"),
-    (D, "git grep --no-index -e . -- .", Action.DENY, "the command reads everything under"),
-    (D, "git grep --untracked -h -e . -- .", Action.DENY, "the command reads everything under"),
+    # A search of a tree that holds .env asks, saying how to leave it out.
+    (D, "git grep --no-index SECRET", Action.ASK, "exclude them"),
+    (D, "git grep --no-index -e . -- .", Action.ASK, "exclude them"),
+    (D, "git grep --untracked -h -e . -- .", Action.ASK, "exclude them"),
     (D, "git grep -e SECRET --no-index src ~/.ssh", Action.DENY, "~/.ssh/"),
     (D, "git cat-file --batch", Action.ASK, "--batch"),
     (D, 'git show "HEAD:$f"', Action.ASK, "computed at run time"),

@@ -233,7 +233,7 @@ def test_option_awareness_never_loosens_a_decision(
 
 @pytest.mark.parametrize(
     "command",
-    ["F=-f; git push $F", "git push $(echo -f)", 'set -- -f; git push "$@"', "git push origin ${HOME:+-f}"],
+    ["F=-$X; git push $F", "git push $(echo -f)", 'set -- -f; git push "$@"', "git push origin ${HOME:+-f}"],
 )
 def test_a_word_bash_computes_that_may_be_the_option_is_a_doubt(sandbox: Sandbox, command: str) -> None:
     config = sandbox.write("policy.jsonc", POLICY)
@@ -243,6 +243,14 @@ def test_a_word_bash_computes_that_may_be_the_option_is_a_doubt(sandbox: Sandbox
     # A computed word that cannot be an option raises no doubt.
     plain = sandbox.check_json("--config", str(config), "git push origin feature/$X")
     assert plain["action"] == "allow", plain["reason"]
+
+
+def test_a_variable_set_to_an_option_is_that_option(sandbox: Sandbox) -> None:
+    """F=-f is set once, at the top of the line: $F is -f, and the deny rule for --force matches."""
+    config = sandbox.write("policy.jsonc", POLICY)
+    result = sandbox.check_json("--config", str(config), "F=-f; git push $F")
+    assert result["action"] == "deny", result["reason"]
+    assert "git push --force*" in result["reason"]
 
 
 @pytest.mark.parametrize(

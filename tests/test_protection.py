@@ -84,7 +84,9 @@ def judge(machine: tuple[Sandbox, Engine, Path], command: str) -> Action:
         ("grep -r KEY ~", Action.DENY),
         ("grep -rn TOKEN .", Action.DENY),
         ("grep -r KEY docs", Action.ALLOW),
-        ("rg --hidden KEY src", Action.DENY),
+        # A search of a whole tree that holds a secret asks (and says how to leave it out); one
+        # narrowed to the secret's names seeks it, and is refused.
+        ("rg --hidden KEY src", Action.ASK),
         ("rg KEY src", Action.ALLOW),  # rg skips hidden files: .env is not read
         ("rg -g '.env*' KEY src", Action.DENY),  # unless a glob names them
         ("rg -g '**' KEY ~", Action.DENY),
@@ -153,9 +155,9 @@ def test_read_and_write_are_protected_apart(machine: tuple[Sandbox, Engine, Path
         ("Grep", {"pattern": "KEY", "path": "src", "glob": "*.py"}, Action.ALLOW),
         ("Grep", {"pattern": "KEY", "path": "src", "glob": ".env*"}, Action.DENY),
         ("Grep", {"pattern": "KEY", "glob": "**/*.{py,md}"}, Action.ALLOW),
-        ("Grep", {"pattern": "KEY", "path": "src", "glob": "!*.py"}, Action.DENY),
+        ("Grep", {"pattern": "KEY", "path": "src", "glob": "!*.py"}, Action.ASK),  # .env is not excluded
         ("search_file_content", {"pattern": "KEY", "path": "src", "include": "*.py"}, Action.ALLOW),
-        ("Grep", {"pattern": "KEY", "path": "config"}, Action.DENY),
+        ("Grep", {"pattern": "KEY", "path": "config"}, Action.DENY),  # config/keys/ lies inside
         ("Grep", {"pattern": "KEY", "path": "docs"}, Action.ALLOW),
         ("LS", {"path": "~/.keys"}, Action.ALLOW),
         ("LS", {"path": "~/.ssh"}, Action.DENY),  # the embedded default's ~/.ssh/ applies too
@@ -171,7 +173,7 @@ def test_read_and_write_are_protected_apart(machine: tuple[Sandbox, Engine, Path
         # Gemini CLI's read_many_files: paths and include globs, a directory read whole
         ("read_many_files", {"include": ["src/.env"]}, Action.DENY),
         ("read_many_files", {"paths": ["src/.e*"]}, Action.DENY),
-        ("read_many_files", {"paths": ["src"]}, Action.DENY),
+        ("read_many_files", {"paths": ["src"]}, Action.ASK),
         ("read_many_files", {"include": ["**/*.py", "docs/*.md"]}, Action.ALLOW),
         ("read_many_files", {"include": ["~/.ss?/*"]}, Action.DENY),
         # ... matched without case, as Gemini's glob does (red-team round 4)
@@ -199,15 +201,16 @@ def test_claude_s_grep_skips_what_git_ignores_and_nothing_else(machine: tuple[Sa
     _, engine, project = machine
     grep = tool("Grep", project, pattern="KEY", path="src")
     gemini = tool("search_file_content", project, pattern="KEY", path="src")
-    assert engine.evaluate(grep).action is Action.DENY  # no repository: src/.env is read
+    # A search of a tree that would read a secret asks (a bare deny would stop everyday searches).
+    assert engine.evaluate(grep).action is Action.ASK  # no repository: src/.env is read
     (project / ".git").mkdir()  # not a repository git knows
-    assert engine.evaluate(grep).action is Action.DENY
+    assert engine.evaluate(grep).action is Action.ASK
     (project / ".git").rmdir()
     subprocess.run(["git", "init", "-q", str(project)], check=True)
-    assert engine.evaluate(grep).action is Action.DENY  # nothing ignores .env yet
+    assert engine.evaluate(grep).action is Action.ASK  # nothing ignores .env yet
     (project / ".gitignore").write_text(".env*\n")
     assert engine.evaluate(grep).action is Action.ALLOW
-    assert engine.evaluate(gemini).action is Action.DENY
+    assert engine.evaluate(gemini).action is Action.ASK
 
 
 def test_a_symlink_into_a_protected_tree_is_protected(machine: tuple[Sandbox, Engine, Path]) -> None:
@@ -306,7 +309,9 @@ def test_a_long_lived_engine_sees_a_protected_file_that_appears_later(sandbox: S
     engine = sandbox.engine(config)
     assert engine.evaluate(bash("grep -r TOKEN .", project)).action is Action.ALLOW
     (project / "src" / ".env").write_text("TOKEN=1")
-    assert engine.evaluate(bash("grep -r TOKEN .", project)).action is Action.DENY
+    assert engine.evaluate(bash("grep -r TOKEN .", project)).action is Action.ASK
+    assert engine.evaluate(bash("grep -r --exclude='.env*' TOKEN .", project)).action is Action.ALLOW
+    assert engine.evaluate(bash("grep -r --include='.env*' TOKEN .", project)).action is Action.DENY
     (project / "src" / ".env").unlink()
     assert engine.evaluate(bash("grep -r TOKEN .", project)).action is Action.ALLOW
 

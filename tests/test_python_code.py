@@ -7,10 +7,13 @@ in line order.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from policy_engine.interpreters.modules import shadowing
 from policy_engine.interpreters.program import Execution, Program, Setting
 from policy_engine.interpreters.python import analyze
 from policy_engine.model import Sense
@@ -233,7 +236,14 @@ def test_working_directory(source: str, expected: list[str], doubts: list[str]) 
 def test_unknown_working_directory() -> None:
     program = run("import os\nos.remove('/abs')\nos.remove('rel')\nopen('r')", cwd=None)
     assert effects(program) == ["delete:/abs"]
-    assert_doubts(program, ["line 3: cannot tell where 'rel' is: the working directory is unknown"])
+    # Python imports from the working directory first: an unknown one may hold any module.
+    assert_doubts(
+        program,
+        [
+            "line 1: the working directory, where Python looks for modules first, is unknown",
+            "line 3: cannot tell where 'rel' is: the working directory is unknown",
+        ],
+    )
     assert run("import subprocess\nsubprocess.run(['ls'])", cwd=None).executions[0].cwd is None
 
 
@@ -665,6 +675,19 @@ HARMLESS: list[str] = [
     "import subprocess\ntry:\n    pass\nexcept (subprocess.CalledProcessError, OSError) as e:\n    print(isinstance(e, (OSError,)))",
     "import os, shutil\nprint(shutil.which('git'), os.cpu_count(), os.getpid(), os.sep.join(['a', 'b']))",
     "import os\nfiles = sorted(os.listdir('.'), key=os.path.getmtime)\nprint(list(map(os.path.basename, files)))",
+    # version probes and documentation: a module's __version__ is data, help(obj) prints its doc
+    "import sys\nprint(sys.version)",
+    "import platform\nprint(platform.python_version())",
+    "import requests\nprint(requests.__version__)",
+    "import requests\nv = requests.__version__\nprint(v)",
+    "import json\nprint(json.__file__, json.__name__, json.__doc__)",
+    "help(str.split)",
+    "help(str)",
+    "help(len)",
+    "import json\nhelp(json)",
+    "import os\nhelp(os)",
+    "import json, sys\nprint(json.load(open('package.json'))['version'])",
+    "import ast\nast.parse(open('src/app/core.py').read())",
 ]
 
 
@@ -675,6 +698,100 @@ def test_harmless(source: str) -> None:
     assert program.contacts == ()
     assert all(e.sense is Sense.READ for e in program.effects), program.effects
     assert all(e.argv is not None and e.argv[0] in ("git", "ls", "make") for e in program.executions)
+
+
+HELP_DOUBT = "help of a name or of nothing looks it up or starts the interactive help"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "help()",  # the interactive help reads what to look up (and import) from its input
+        "help('os')",  # a name is imported to be documented
+        "x = 'a'\nhelp(x)",
+        "import sys\nhelp(sys.argv[1])",  # may be a name
+        "help(*['os'])",
+        "help(request='os')",
+        "help(str, 1)",
+        "import sys\nhelp(sys.platform)",  # a module's member may be a string: 'linux' is imported
+        "import json\nhelp(json.load)",  # (a function, but not told apart from a string)
+        "help(str.split.__text_signature__)",
+        "import os\nos.environ['PAGER'] = 'sh -c x'\nhelp(str)",  # pydoc pages through $PAGER on a terminal
+    ],
+)
+def test_help_of_what_may_be_a_name_is_a_doubt(source: str) -> None:
+    assert any(HELP_DOUBT in doubt for doubt in run(source).doubts), run(source).doubts
+
+
+def test_a_private_name_beside_a_plain_dunder_is_still_a_doubt() -> None:
+    assert_doubts(
+        run("import requests\nprint(requests._internal_utils)"), ["reaches requests._internal_utils"]
+    )
+    assert_doubts(run("import os\nprint(os.__dict__)"), ["reaches Python internals through .__dict__"])
+
+
+# -- modules of the working directory, which Python imports first ------------------------------------
+
+
+def test_a_module_named_as_the_import_in_the_working_directory_is_run(tmp_path: Path) -> None:
+    (tmp_path / "requests.py").write_text("import os\nos.system('x')\n")
+    program = run("import requests\nprint(requests.__version__)", cwd=str(tmp_path))
+    assert effects(program) == [f"exec:{tmp_path}/requests.py"]
+    assert_doubts(program, [f"imports requests from {tmp_path}/requests.py, in the working directory"])
+
+
+@pytest.mark.parametrize("layout", ["requests/__init__.py", "requests/api.py"])
+def test_a_package_or_namespace_directory_of_the_name_is_run(tmp_path: Path, layout: str) -> None:
+    (tmp_path / layout).parent.mkdir()
+    (tmp_path / layout).write_text("")
+    program = run("import requests", cwd=str(tmp_path))
+    assert effects(program) == [f"exec:{tmp_path}/requests"]
+
+
+def test_a_standard_library_name_in_the_working_directory_runs_whatever_the_program_imports(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "re.py").write_text("")  # json imports re; so would a traceback printer, on an error
+    for source in ("import json\nprint(json.dumps(1))", "print(1)"):
+        program = run(source, cwd=str(tmp_path))
+        assert effects(program) == [f"exec:{tmp_path}/re.py"]
+        assert_doubts(
+            program, ["re.py in the working directory is imported in place of the standard library's re"]
+        )
+
+
+def test_an_installed_package_may_import_any_module_of_the_working_directory(tmp_path: Path) -> None:
+    (tmp_path / "simplejson.py").write_text("")  # requests tries `import simplejson` first
+    (tmp_path / "notes").mkdir()  # no __init__.py and no name the program imports: not a module
+    assert_doubts(
+        run("import requests", cwd=str(tmp_path)),
+        [
+            "imports requests, an installed package, which may import a module of the working directory (simplejson.py)"
+        ],
+    )
+    assert run("import json", cwd=str(tmp_path)).doubts == ()  # the standard library imports its own
+
+
+def test_imports_after_a_change_of_directory_look_there(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "json.py").write_text("")
+    program = run("import os\nos.chdir('sub')\nimport json", cwd=str(tmp_path))
+    assert effects(program) == [f"exec:{tmp_path}/sub/json.py"]
+
+
+def test_what_a_module_run_with_dash_m_would_find_first(tmp_path: Path) -> None:
+    """``python -m json.tool`` imports json from the working directory first too (``shadowing`` is
+    what the shell analysis asks for a module it runs)."""
+    assert shadowing(str(tmp_path), ["json.tool"]) == []
+    (tmp_path / "json").mkdir()
+    (tmp_path / "json" / "__init__.py").write_text("")
+    [shadow] = shadowing(str(tmp_path), ["json.tool"])
+    assert (shadow.module, shadow.path) == ("json.tool", f"{tmp_path}/json")
+
+
+def test_a_module_an_earlier_command_may_have_written_is_a_doubt() -> None:
+    program = analyze("print(1)", SETTING._replace(settled=False))
+    assert_doubts(program, ["an earlier command may have written a module where Python looks first"])
 
 
 def test_harmless_reads_are_reported() -> None:

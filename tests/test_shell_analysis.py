@@ -46,7 +46,13 @@ CASES: list[tuple[str, list[A]]] = [
         "if true; then rm a; else rm b; fi",
         [("true", [], []), ("rm a", ["delete:/p/a"], []), ("rm b", ["delete:/p/b"], [])],
     ),
-    ("for f in x y; do rm $f; done", [("rm $f", [], ["computed at run time"])]),
+    # A loop over known words binds its variable to each of them in turn.
+    ("for f in x y; do rm $f; done", [("rm x", ["delete:/p/x"], []), ("rm y", ["delete:/p/y"], [])]),
+    ("for f in x y; do read f; rm $f; done", [("read f", [], []), ("rm $f", [], ["computed at run time"])]),
+    (
+        "for f in $(cat list); do rm $f; done",
+        [("cat list", ["read:/p/list"], []), ("rm $f", [], ["computed at run time"])],
+    ),
     (
         "while read l; do echo $l; done < list",
         [("read l", [], []), ("echo $l", [], []), (":", ["read:/p/list"], [])],

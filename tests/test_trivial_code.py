@@ -45,6 +45,14 @@ HARMLESS = [
     ("php", "print_r(array_map(strlen(...), ['ab']));"),
     ("php", "print_r(array_filter([1, 0, 2]));"),
     ("php", "print_r(array_filter([1, 0], fn($x) => $x, ARRAY_FILTER_USE_KEY));"),
+    # Perl's bracketed delimiters, and Ruby's regular expressions where an operand is due
+    ("perl", "s{a}{b}g; print"),
+    ("perl", "print if m{a} or m[b] or qr<c>"),
+    ("perl", "print $F[0]"),
+    ("ruby", "puts $_ if ~/x/"),
+    ("ruby", "puts $_ if $_ =~ /a.*b/i"),
+    ("ruby", "puts $_.split(/,/)[0]"),
+    ("ruby", "x = 4 / 2 / 1; puts x"),  # division, not a regular expression
 ]
 
 DOUBTFUL = [
@@ -107,6 +115,16 @@ DOUBTFUL = [
     ("php", "array_map(...$args);", "`array_map`"),
     ("php", 'array_map(null ?? "system", ["id"]);', "`array_map`"),
     ("php", 'array_map(strlen(...) . "", ["id"]);', "`array_map`"),
+    # strings and regular expressions are read left to right: a quote in a regex starts no string
+    ("perl", "$x = /'/; system(\"id\"); $y = '/'", "`system`"),
+    ("ruby", "x = /'/; system(\"id\"); y = '/'", "`system`"),
+    # a bracketed part ends at its closing bracket: the flags after it are seen, code after it read
+    ("perl", 's{x}{system("id")}e; print {STDOUT} 1', "e flag"),
+    ("perl", "s(x)(y)e; print (1)", "e flag"),
+    ("perl", "m{x}; system('id'); {", "`system`"),
+    ("perl", "s{a{b}}{c}; print", "`s`"),  # a nested bracket is not followed
+    ("ruby", 'puts(/#{system("id")}/)', "#{"),
+    ("ruby", "puts /x/", "`x`"),  # after a method name, / may be a division
 ]
 
 

@@ -29,6 +29,9 @@ for (_, _tool), _walk in TREES.items():
 SETTINGS: tuple[tuple[str, str, str], ...] = tuple(
     dict.fromkeys(entry for module in MODULES for entry in module.SETTINGS)
 )
+# The agents that can type into a command they run without the hook seeing it: an interactive
+# program (a pager) is in doubt under them (analyze.py).
+TYPES_UNSEEN: frozenset[str] = frozenset(module.AGENT for module in MODULES if module.TYPES_UNSEEN)
 HOMES: tuple[tuple[str | None, str], ...] = tuple(
     dict.fromkeys(home for module in MODULES for home in module.HOMES)
 )

@@ -70,6 +70,8 @@ TOOLS = {
 }
 # Claude Code's Grep runs ripgrep with --hidden, which skips what git ignores in a work tree.
 TREES = {"Grep": "git"}
+# Its Bash tool runs commands without a terminal and has no way to type into them.
+TYPES_UNSEEN = False
 # The input fields of the tools whose fields decide what they touch (sdk-tools.d.ts of 2.1.197,
 # and the older tools'). Another field makes the call unproven.
 FIELDS = fields_of(

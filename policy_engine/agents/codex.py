@@ -48,6 +48,9 @@ VERIFIED = "0.171.0"
 EVENTS = {"PreToolUse": "pre"}
 TOOLS = {"Bash": "bash", "apply_patch": "patch"}
 TREES: dict[str, str] = {}
+# exec_command may give a command a terminal, and write_stdin types into it without PreToolUse:
+# an interactive program (a pager's !cmd) can be driven past the hook.
+TYPES_UNSEEN = True
 FIELDS = fields_of({"Bash": ("command",), "apply_patch": ("command",)})
 _FIRST_LINE_LIMIT = 1 << 22  # the session_meta record carries the instructions: tens of kB
 

@@ -55,6 +55,8 @@ TOOLS = {
     "skill": "task",
 }
 TREES = {"grep": "all"}  # its ripgrep reads hidden files
+# write_bash types into a running command, and it is a tool call the hook judges (unknown: asked).
+TYPES_UNSEEN = False
 FIELDS = fields_of(
     {
         "bash": ("command", "description", "shellId", "mode", "detach", "initial_wait"),

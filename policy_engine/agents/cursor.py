@@ -39,6 +39,8 @@ PROGRAM = "cursor-agent"
 VERIFIED: str | None = None
 TOOLS: dict[str, str] = {}  # its events name the canonical tool themselves (below)
 TREES: dict[str, str] = {}
+# Its shell tool has no way to type into a running command.
+TYPES_UNSEEN = False
 FIELDS: dict[str, frozenset[str]] = {}
 SETTINGS = ((".cursor", ".cursor", ""), (".cursor/hooks.json", ".cursor", r"/hooks\.json"))
 HOMES: tuple[tuple[str | None, str], ...] = ()

@@ -70,6 +70,8 @@ TOOLS = {
 # grep_search is ripgrep when Gemini finds it (hidden files skipped), else git grep, which falls
 # back to `grep -r` (hidden files read) outside a repository: its walk is taken as the wider one.
 TREES = {"grep_search": "all", "search_file_content": "all"}
+# run_shell_command runs in a pseudo-terminal (node-pty) that only the person can type into.
+TYPES_UNSEEN = False
 # Every tool may carry wait_for_previous (scheduling only).
 _WAIT = ("wait_for_previous",)
 FIELDS = fields_of(

@@ -24,6 +24,8 @@ VERIFIED = "0.73.1"
 TOOLS: dict[str, str] = {}  # pi's tools carry the canonical names
 # pi's grep runs ripgrep with --hidden, which skips what git ignores in a work tree.
 TREES = {"grep": "git"}
+# Its bash tool runs commands without a terminal and has no way to type into them.
+TYPES_UNSEEN = False
 FIELDS = fields_of(
     {
         "bash": ("command", "timeout"),

@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 
 # 2: marshal, each policy marshalled apart; 3: a layer's mode; 4: protection senses, approval paths;
 # 5: a layer's log setting; 6: its onError; 7: each policy's rule index; 8: what a layer keeps of
-# the embedded default, and what its files change of it
-FORMAT = 8
+# the embedded default, and what its files change of it; 9: a protection's except names
+FORMAT = 9
 KEEP = 16  # compiled files kept per cache directory; older ones are pruned on write
 
 
@@ -319,7 +319,7 @@ def _location(value: Any) -> LocationEntry:
 
 
 def _protection(value: Any) -> Protection:
-    pattern, action, anchor, regex, origin, senses, fixed, exact = value
+    pattern, action, anchor, regex, origin, senses, fixed, exact, excepted = value
     _expect(anchor in ("absolute", "home", "project", "anywhere"))
     return Protection(
         _str(pattern),
@@ -330,6 +330,7 @@ def _protection(value: Any) -> Protection:
         tuple(map(_str, senses)),
         _str(fixed),
         _bool(exact),
+        _str(excepted),
     )
 
 

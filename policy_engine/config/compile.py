@@ -6,6 +6,7 @@ Which files form which layer, and what each keeps of the embedded default, is ``
 
 from __future__ import annotations
 
+import fnmatch
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, Problem
@@ -505,12 +506,15 @@ class _LayerCompiler:
         fixed, exact = fixed_directory(pattern)
         origin = self.origin(("pathProtection", pattern))
         sides: list[tuple[str | None, tuple[str, ...]]]
+        excepted = ""
         if isinstance(value, str):
             sides = [(value, Protection._field_defaults["senses"])]
         else:
             sides = [(value.read, READ_SENSES), (value.write, WRITE_SENSES)]
+            if value.except_:
+                excepted = "|".join(fnmatch.translate(name) for name in value.except_)
         return [
-            Protection(pattern, Action.parse(action), anchor, regex, origin, senses, fixed, exact)
+            Protection(pattern, Action.parse(action), anchor, regex, origin, senses, fixed, exact, excepted)
             for action, senses in sides
             if action is not None
         ]

@@ -131,11 +131,20 @@ class ProtectionBySense(_Strict):
     write: ActionName | None = Field(
         default=None, description="The action for writing or deleting a matching path."
     )
+    except_: list[str] | None = Field(
+        default=None,
+        alias="except",
+        description="Names (globs of a path's last component, no slash) the pattern does not "
+        'protect: {"read": "deny", "write": "deny", "except": [".env.example"]} for ".env*".',
+    )
 
     @model_validator(mode="after")
     def _some_sense(self) -> ProtectionBySense:
         if self.read is None and self.write is None:
             raise ValueError('give "read", "write" or both')
+        for name in self.except_ or ():
+            if not name or "/" in name:
+                raise ValueError(f'"except" names a file or directory by its name, without a slash: {name!r}')
         return self
 
 

@@ -25,6 +25,7 @@ know) or None (unknown, and possibly anything).
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from collections.abc import Callable, Iterable
@@ -744,9 +745,36 @@ class _Analysis(Mentions):
             return Api(module)
         if name.endswith(".json") and name.startswith(("./", "../", "/")):
             self._touch(name, Sense.READ, node, how)
+            problem = self._json_module(name)
+            if problem is not None:
+                self._doubt(node, f"loads {_short(specifier)}, which {problem}; its code is not analysed")
             return DATA
         self._doubt(node, f"loads the module {_short(specifier)}, whose code is not analysed")
         return None
+
+    def _json_module(self, name: str) -> str | None:
+        """Why loading the relative or absolute ``name.json`` may run code, or None when it only
+        parses JSON. The loader follows the file found: a directory is a package (its main or
+        index.js runs), a symbolic link is loaded by its target's extension, and a name that does
+        not exist is tried with .js, .node, .ts... appended. A relative name is found from the
+        directory the program started in (not one it moved to)."""
+        start = self.setting.cwd
+        if not name.startswith("/") and (start is None or self.cwd != start):
+            return "is looked for from a directory that cannot be told"
+        if not self.setting.settled:
+            return "an earlier command may have written"
+        path = collapse(name) if name.startswith("/") else collapse(f"{start}/{name}")
+        if os.path.lexists(path):
+            if not os.path.isfile(path):
+                return "is a directory, a package whose main file would run"
+            target = os.path.realpath(path)
+            return None if target.endswith(".json") else f"is a link to {target}, loaded as code"
+        directory, base = os.path.split(path)
+        try:
+            others = sorted(entry for entry in os.listdir(directory) if entry.startswith(base + "."))
+        except OSError:
+            return None  # no such directory: loading fails
+        return f"does not exist, so {others[0]} would be loaded instead" if others else None
 
     # -- expressions ----------------------------------------------------------------------------
 

@@ -22,13 +22,16 @@ class Setting(Record):
 
     ``cwd`` is the directory relative paths are taken from (None: unknown, so a relative path is a
     doubt), ``home`` expands ``expanduser``/``os.homedir()``, ``secret`` says whether an environment
-    variable's name looks like a secret, ``max_nodes`` bounds the syntax tree.
+    variable's name looks like a secret, ``max_nodes`` bounds the syntax tree. ``settled`` is False
+    when an earlier command of the line may have written files: what the working directory holds
+    now (a module Python would import from it first) is then not what the program will find.
     """
 
     cwd: str | None
     home: str
     secret: Callable[[str], bool]
     max_nodes: int = 10000
+    settled: bool = True
 
 
 class Effect(Record):

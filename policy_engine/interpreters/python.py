@@ -36,6 +36,7 @@ from ..model import Sense
 from ..paths import collapse, expand_home, pseudo_file
 from ..record import Record
 from ..shell.grammar import first_error_line, parse
+from .modules import Shadow, shadowing
 from .program import Contact, Effect, Execution, Mentions, Program, Setting, file_url_path
 
 if TYPE_CHECKING:
@@ -296,7 +297,7 @@ _DANGERS: dict[str, str] = {
     "compile": "compiles code built at run time",
     "__import__": "imports a module chosen at run time",
     "breakpoint": "starts the debugger",
-    "help": "starts the interactive help, which can import any module",
+    "help": "of a name or of nothing looks it up or starts the interactive help, which can import any module",
     "importlib": "imports a module chosen at run time",
     "importlib.metadata": "",
     "runpy": "runs another Python program",
@@ -496,9 +497,14 @@ _BUILTINS = _names(
     "any all iter next abs round format ord chr super object property staticmethod classmethod exit "
     "quit"
 )
+# Builtin types: what their attributes hold are methods and descriptors, never strings (but dunders).
+_BUILTIN_TYPES = _names(
+    "str bytes bytearray int float complex bool list tuple dict set frozenset object type range slice "
+    "memoryview property staticmethod classmethod enumerate zip map filter reversed super"
+)
 # Callees that are given modules or functions only to look at them.
 _INSPECTORS = _names(
-    "print isinstance issubclass hasattr id type callable repr str dir getattr setattr delattr vars"
+    "print isinstance issubclass hasattr id type callable repr str dir getattr setattr delattr vars help"
 )
 
 # pathlib methods: the paths they touch (-1: the path itself, n: the n-th argument) and how.
@@ -1114,6 +1120,7 @@ class _Analyzer(Mentions):
         self.deferred: list[list[Node]] = []
         self.environment_changes: list[str] = []
         self.path_changed = False
+        self.imports: list[tuple[str, int, str | None]] = []  # module, line, working directory then
 
     # -- plumbing ---------------------------------------------------------------------------------
 
@@ -1439,11 +1446,11 @@ class _Analyzer(Mentions):
         for child in node.named_children:
             if child.type == "aliased_import":
                 module = _dotted(self._text(child.child_by_field_name("name")))
-                self._check_import(module, line)
+                self._check_import(module, line, state)
                 state.env[self._text(child.child_by_field_name("alias"))] = Ref(_canonical(module))
             elif child.type == "dotted_name":
                 module = _dotted(self._text(child))
-                self._check_import(module, line)
+                self._check_import(module, line, state)
                 top = module.split(".")[0]
                 state.env[top] = Ref(_canonical(top))
         return None
@@ -1456,7 +1463,7 @@ class _Analyzer(Mentions):
         if relative:
             self._doubt(line, f"imports from a local package ({module}), whose effects are not known")
         else:
-            self._check_import(module, line)
+            self._check_import(module, line, state)
         for child in node.children_by_field_name("name"):
             name_node = child.child_by_field_name("name") if child.type == "aliased_import" else child
             alias_node = child.child_by_field_name("alias") if child.type == "aliased_import" else child
@@ -1471,7 +1478,8 @@ class _Analyzer(Mentions):
             self._doubt(line, f"imports every name of {module}, so its functions cannot be followed")
         return None
 
-    def _check_import(self, module: str, line: int) -> None:
+    def _check_import(self, module: str, line: int, state: _State) -> None:
+        self.imports.append((module, line, state.cwd))
         if self.path_changed:
             self._doubt(line, f"imports {module} after sys.path was changed (it may load other code)")
         danger = _by_prefix(module, _DANGEROUS_IMPORTS)
@@ -1479,6 +1487,33 @@ class _Analyzer(Mentions):
             self._doubt(line, f"imports {module}, which {danger}")
         elif not _known_module(module):
             self._doubt(line, f"imports {module}, whose effects are not known")
+
+    def shadowing(self) -> None:
+        """Modules of the working directory the program would import in place of installed ones
+        (``modules.py``): Python looks there first, for what the program imports and for what the
+        standard library imports on its behalf. Such a module is run, its code unread."""
+        start = self.setting.cwd
+        if start is not None and start.startswith(_TEMP):
+            start = None
+        here = {module: line for module, line, cwd in reversed(self.imports) if cwd == self.setting.cwd}
+        for shadow in shadowing(start, reversed(here), self.setting.settled):  # first line of each
+            self._shadowed(here.get(shadow.module or "", 1), shadow)
+        for module, line, cwd in self.imports:
+            if cwd == self.setting.cwd:
+                continue
+            if cwd is None or cwd.startswith(_TEMP):
+                where = "where Python looks first is unknown"
+                self._doubt(line, f"imports {module} after changing directory: {where}")
+                continue
+            for shadow in shadowing(cwd, [module]):
+                self._shadowed(line, shadow)
+
+    def _shadowed(self, line: int, shadow: Shadow) -> None:
+        if shadow.path is None:
+            self._doubt(line, shadow.why)
+            return
+        self.effects.append(Effect(shadow.path, Sense.EXEC, line, "import"))
+        self._doubt(line, f"{shadow.why}; its code is not analysed")
 
     # -- assignments ------------------------------------------------------------------------------
 
@@ -1749,11 +1784,14 @@ class _Analyzer(Mentions):
         full = _canonical(f"{module}.{name}")
         if full in _CONSTANTS:
             return Const(_CONSTANTS[full])
-        private = any(part.startswith("_") for part in full.split(".")[1:])
+        parts = full.split(".")[1:]
+        # A module's __version__, __file__, __doc__... are data, not a way into its internals.
+        plain = bool(parts) and parts[-1] in _PLAIN_DUNDERS
+        private = any(part.startswith("_") for part in (parts[:-1] if plain else parts))
         known = _known_module(full.split(".")[0]) and not _by_prefix(full, _DANGERS)
         if private and full not in _PRIVATE_ALLOWED and known:
             self._doubt(line, f"reaches {full}, a private name")
-        return Ref(full)
+        return None if plain and not private else Ref(full)  # a string or a list of names
 
     def _lambda(self, node: Node, state: _State) -> Value:
         env = {name: self._closure_value(name, value) for name, value in state.env.items()}
@@ -1852,7 +1890,7 @@ class _Analyzer(Mentions):
     def _call_ref(self, name: str, call: _Call, state: _State) -> Value:
         """A call of a known name: every table it appears in says what it does."""
         danger = _by_prefix(name, _DANGERS)
-        if danger:
+        if danger and not (name == "help" and self._documents(call)):
             self._doubt(call.line, f"{name} {danger}")
         contact = _contacts(name)
         if contact:
@@ -1887,6 +1925,23 @@ class _Analyzer(Mentions):
         if _unmodelled(name):
             self._doubt(call.line, f"{name} may touch files in a way this analysis does not follow")
         return Obj("handle") if contact else None
+
+    def _documents(self, call: _Call) -> bool:
+        """``help(obj)`` of an object known not to be a string only prints its documentation (pydoc
+        pages it through $PAGER on a terminal, so not once the program changed the environment);
+        a string names a module, keyword or topic to import and look up, and no argument is the
+        interactive help."""
+        if call.keywords or call.open_ended or len(call.args) != 1 or self.environment_changes:
+            return False
+        value = call.args[0]
+        if isinstance(value, Ref):  # sys.platform is a string too: only what cannot be one
+            parts = value.name.split(".")
+            if any(part.startswith("_") for part in parts):
+                return False
+            if len(parts) == 1:  # a builtin function or type, or a module imported as such
+                return value.name in _BUILTINS or value.name in _KNOWN_MODULES
+            return len(parts) == 2 and parts[0] in _BUILTIN_TYPES  # str.split: a method
+        return value is not None and not (isinstance(value, Const) and isinstance(value.value, str))
 
     def _call_method(self, method: _Method, call: _Call, state: _State) -> Value:
         receiver, name = method.receiver, method.name
@@ -2724,6 +2779,7 @@ def _analyze(source: str, setting: Setting) -> Program:
     if root.has_error:
         analyzer._doubt(first_error_line(root), "the code does not parse as Python")
     analyzer.run(root)
+    analyzer.shadowing()
     effects = sorted(dict.fromkeys(analyzer.effects), key=lambda e: e.line)
     executions = sorted(analyzer.executions, key=lambda e: e.line)
     contacts = sorted(dict.fromkeys(analyzer.contacts), key=lambda c: c.line)

@@ -46,12 +46,25 @@ _COMMON = _words(
 )
 
 # Perl: s/a/b/flags, tr/a/b/, y/a/b/ and m/x/ with any delimiter, and /x/ where an operand is due.
+# Brackets pair ({a}{b}, (a)(b), [a], <a>): one inside is not followed (no match: the s is then a word
+# in doubt), and a closing one ends the part, so that the flags after s{a}{b} are seen.
+_BRACKETED = "|".join(rf"\{o}(?:\\.|[^\\\{o}\{c}])*\{c}" for o, c in ("{}", "()", "[]", "<>"))
 _PERL_REGEXES = re.compile(
-    r"(?<![\w$@%&])(?:s|tr|y)\s*([^\w\s])(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1(?P<flags>[a-zA-Z]*)"
-    r"|(?<![\w$@%&])(?:m|qr)\s*([^\w\s])(?:\\.|(?!\3).)*\3[a-zA-Z]*"
+    r"(?<![\w$@%&])(?:s|tr|y)\s*"
+    rf"(?:(?P<d>[^\w\s(\[{{<])(?:\\.|(?!(?P=d)).)*(?P=d)(?:\\.|(?!(?P=d)).)*(?P=d)|(?:{_BRACKETED})\s*(?:{_BRACKETED}))"
+    r"(?P<flags>[a-zA-Z]*)"
+    rf"|(?<![\w$@%&])(?:m|qr)\s*(?:(?P<m>[^\w\s(\[{{<])(?:\\.|(?!(?P=m)).)*(?P=m)|{_BRACKETED})[a-zA-Z]*"
     r"|(?:(?<=[(=~!,;{&|])|^)\s*/(?:\\.|[^/\n])*/[a-zA-Z]*"
     r"|(?:(?<=\bif)|(?<=\bsplit)|(?<=\bunless)|(?<=\band)|(?<=\bor)|(?<=\bnot))\s*/(?:\\.|[^/\n])*/[a-zA-Z]*",
     re.DOTALL,
+)
+
+# Ruby: /x/ where an operand is due (`~/x/` matches $_, `=~ /x/`, `if /x/`). A literal holding
+# `#{` (interpolated code) is refused before, as anywhere; `e` among the flags is an encoding, but is
+# refused like Perl's s///e.
+_RUBY_REGEXES = re.compile(
+    r"(?:(?<=[(=~!,;{&|])|^)\s*/(?:\\.|[^/\n])*/(?P<flags>[a-z]*)"
+    r"|(?:(?<=\bif)|(?<=\bunless)|(?<=\band)|(?<=\bor)|(?<=\bnot)|(?<=\bwhen))\s*/(?:\\.|[^/\n])*/(?P<flags2>[a-z]*)",
 )
 
 DIALECTS = {
@@ -94,6 +107,7 @@ DIALECTS = {
             "end_with empty zip flatten compact group_by tally chars bytes ord chr abs round floor ceil "
             "Integer Float String Array Hash ARGF STDIN STDOUT STDERR JSON Math PI sqrt"
         ),
+        regexes=_RUBY_REGEXES,
         patterns=((re.compile(r"(?<![\w$@:])ARGV\b"), "`ARGV` names the files `gets` and `ARGF` read"),),
         # Block parameters (|x, y|) and assignment targets (x = ...) are local variables.
         locals=re.compile(
@@ -136,8 +150,30 @@ DIALECTS = {
     ),
 }
 
-_NONE = re.compile(r"(?!)")
 _WORD = re.compile(r"(?<![$@%\w])(?:0[xX][0-9a-fA-F]+|[A-Za-z_]\w*)")
+
+
+def _set_aside(source: str, dialect: Dialect) -> tuple[str, list[re.Match[str]]]:
+    """The source with its string literals and regular expressions blanked, and those spans. They
+    are found left to right, as the language reads them: a quote inside a regular expression starts
+    no string, nor a slash inside a string a regular expression (blanking all strings first would
+    take `/'/; system("id"); '/'` for a string between two slashes)."""
+    patterns = [pattern for pattern in (dialect.literals, dialect.regexes) if pattern is not None]
+    spans: list[re.Match[str]] = []
+    pieces: list[str] = []
+    position = 0
+    while True:
+        found = [match for match in (p.search(source, position) for p in patterns) if match is not None]
+        if not found:
+            break
+        first = min(found, key=lambda match: match.start())
+        if first.end() <= position:  # an empty match would not advance
+            break
+        spans.append(first)
+        pieces += [source[position : first.start()], _blank(first)]
+        position = first.end()
+    pieces.append(source[position:])
+    return "".join(pieces), spans
 
 
 def _blank(match: re.Match[str]) -> str:
@@ -152,17 +188,16 @@ def analyze(source: str, setting: Setting, language: str) -> Program:
         at = source.find(construct)
         if at >= 0:
             return _doubt(source, at, f"`{construct}` may run code or reveal secrets")
+    text, spans = _set_aside(source, dialect)
     if dialect.subscripts is not None:
-        for span in (*dialect.literals.finditer(source), *(dialect.regexes or _NONE).finditer(source)):
+        for span in spans:
             found = dialect.subscripts.search(span.group(0))
             if found is not None:
                 return _doubt(source, span.start(), f"`{found.group(0)}` interpolates an expression")
-    text = dialect.literals.sub(_blank, source)
-    if dialect.regexes is not None:
-        for match in dialect.regexes.finditer(text):
-            if "e" in (match.group("flags") or ""):
-                return _doubt(text, match.start(), "a substitution with the e flag runs its replacement")
-        text = dialect.regexes.sub(_blank, text)
+    for span in spans:
+        flags = "".join(v for k, v in span.groupdict().items() if k.startswith("flags") and v)
+        if span.re is dialect.regexes and "e" in flags:
+            return _doubt(text, span.start(), "a substitution with the e flag runs its replacement")
     if dialect.calls is not None:
         found = dialect.calls.search(text)
         if found is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pwd
 import re
+from collections.abc import Mapping
 
 from ..model import Access, Atom, Sense
 from ..policy import InterpreterSettings
@@ -99,12 +100,13 @@ class Analyzer:
         knowledge: Knowledge,
         max_depth: int = 4,
         code: InterpreterSettings | None = DEFAULT_CODE,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         self.home = home
         self.knowledge = knowledge
         self.max_depth = max_depth
         self.code = code
-        self.variables = Variables(home, None, user_home)
+        self.variables = Variables(home, None, user_home, (), environ or {})
 
     def atoms(self, line: str, cwd: str) -> tuple[Atom, ...]:
         """Every atom of ``line`` run in ``cwd``."""
@@ -205,7 +207,7 @@ class Analyzer:
         effects = command_effects(
             name, entry, words, Context(cwd, self.home, self.knowledge, stdin, self.code, settled)
         )
-        spoken = (name, *(w.text for w in words[1:]))
+        spoken = (name, *(w.raw if w.walk is not None else w.text for w in words[1:]))
         computed = tuple(i for i, w in enumerate(words) if i and (not w.static or w.glob))
         text = " ".join(spoken)
         own = Atom(
@@ -217,6 +219,7 @@ class Analyzer:
             computed,
             effects.unproven,
             effects.mentions,
+            effects.interactive,
         )
         runs = effects.runs
         atoms: list[Atom] = []

@@ -15,7 +15,7 @@ from .. import paths
 from ..model import Access, Sense
 from ..paths import PROCESS_CWD, absolute, collapse, fold, glob_root, mentioned_paths, opaque, pseudo_file
 from ..policy import InterpreterSettings
-from ..protect import names_tree
+from ..protect import excluding_tree, names_tree
 from ..record import Record
 from .arguments import Argument, parse_arguments, spec_of
 from .knowledge import Knowledge
@@ -51,6 +51,7 @@ class Effects(Record):
     atom: bool = True
     unproven: tuple[str, ...] = ()
     mentions: tuple[str, ...] = ()
+    interactive: tuple[str, ...] = ()
 
 
 class Context(Record):
@@ -75,7 +76,13 @@ def path_like(text: str) -> bool:
 def locate(word: Word, sense: Sense, directory: str | None) -> tuple[list[Access], str | None]:
     """The accesses ``word`` names, and why it cannot be located or judged as spelled (a doubt). A
     glob is judged at the directory its static part names and at every file it matches now
-    (``cat .en?`` reads ``.env``); ``/dev/null`` and the like are no access at all."""
+    (``cat .en?`` reads ``.env``); ``/dev/null`` and the like are no access at all. A word that
+    stands for the paths a command lists (``$(git ls-files)``) is a read of the tree they are in;
+    anything else done to them is not followed."""
+    if word.walk is not None and sense is Sense.READ:
+        if directory is None and not word.text.startswith("/"):
+            return [], f"cannot tell where `{word.raw}` is: the working directory is unknown after a cd"
+        return [Access(collapse(absolute(word.text, directory or "/")), sense, tree=word.walk)], None
     if not word.static:
         return [], f"cannot tell which file `{word.raw}` names (it is computed at run time)"
     text = word.text
@@ -130,9 +137,12 @@ class _Collector:
         self.runs: list[Run] = []
         self.unproven: list[str] = []
         self.mentions: list[str] = []
+        self.interactive: list[str] = []
 
     def path(self, word: Word, sense: str, directory: str | None, tree: str | None = None) -> None:
         accesses, doubt = locate(word, SENSES[sense], directory)
+        if tree and word.walk is not None and tree != "follow":  # listed paths walked in turn
+            tree = "all"
         self.accesses += [access._replace(tree=tree) for access in accesses] if tree else accesses
         if doubt is not None:
             self.doubts.append(doubt)
@@ -164,7 +174,13 @@ class _Collector:
         if text is None:
             self.doubts.append(f"the {name} program is computed at run time")
             return
-        setting = Setting(cwd, self.context.home, self.context.knowledge.secret_variable, settings.max_nodes)
+        setting = Setting(
+            cwd,
+            self.context.home,
+            self.context.knowledge.secret_variable,
+            settings.max_nodes,
+            self.context.settled,
+        )
         program = inline.analyze(language, text, setting, settings.max_source_bytes)
         for effect in program.effects:
             via = f"{name} line {effect.line}: {effect.evidence}"
@@ -190,7 +206,15 @@ class _Collector:
         accesses = [a for a in accesses if a.tree or (a.path, a.sense) not in walked]
         touched = {a.path for a in accesses}
         mentions = tuple(m for m in dict.fromkeys(self.mentions) if m not in touched)
-        return Effects(accesses, self.doubts, self.runs, atom, tuple(dict.fromkeys(self.unproven)), mentions)
+        return Effects(
+            accesses,
+            self.doubts,
+            self.runs,
+            atom,
+            tuple(dict.fromkeys(self.unproven)),
+            mentions,
+            tuple(dict.fromkeys(self.interactive)),
+        )
 
 
 def _merged(entry: dict[str, Any], parsed: list[Argument]) -> dict[str, Any]:
@@ -204,9 +228,22 @@ def _merged(entry: dict[str, Any], parsed: list[Argument]) -> dict[str, Any]:
     named = [a for a in parsed if a.spec.get("names")]
     included = [a.value for a in named if a.value is not None and not a.value.text.startswith("!")]
     if any((a.spec.get("set") or {}).get("tree") == "all" for a in named):
-        entry = {**entry, "tree": "all"}  # globs matched without case (rg --iglob): no narrowing
+        entry = {**entry, "tree": "all:*"}  # globs matched without case (rg --iglob): every name
     elif included:  # only the files so named are read, hidden or not
         entry = {**entry, "tree": names_tree([g.text if g.static else None for g in included])}
+    skipped = [
+        (a.value, a.spec.get("excludes") or "both")
+        for a in parsed
+        if a.value is not None
+        and (a.spec.get("excludes") or (a.spec.get("names") and a.value.text.startswith("!")))
+    ]
+    if skipped and entry.get("tree"):  # what the walk skips is not read (grep --exclude='.env*')
+        entry = {
+            **entry,
+            "tree": excluding_tree(
+                entry["tree"], [(w.text.removeprefix("!") if w.static else None, what) for w, what in skipped]
+            ),
+        }
     return entry
 
 
@@ -252,6 +289,10 @@ def _may_be_option(word: Word, context: Context) -> str | None:
     matches what is there now, so it is only trusted when no earlier command of the line can have
     changed the files, and none of its matches starts with a dash."""
     raw = word.raw.lstrip("\"'")
+    if word.walk is not None:  # its producer prints no name starting with - (producers.py)
+        if context.settled:
+            return None
+        return f"`{word.raw}` lists files an earlier command of the line may have named as options"
     if not word.static:
         if raw[:1] in ("$", "`"):
             return f"`{word.raw}` is computed at run time and may start with - (an option): put -- before it"
@@ -317,6 +358,10 @@ def _entry(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
 def _doubt(collect: _Collector, entry: dict[str, Any]) -> None:
     if entry.get("doubt"):
         collect.doubts.append(entry["doubt"])
+    if entry.get("interactive"):
+        collect.interactive.append(entry["interactive"])
+    if entry.get("unproven"):  # sudo: nothing in doubt, but no readOnly rule may cover it
+        collect.unproven.append(entry["unproven"])
 
 
 def _option_paths(
@@ -328,7 +373,7 @@ def _option_paths(
     _unlisted(collect, parsed)
     for argument in parsed:
         spec, value = argument.spec, argument.value
-        if spec.get("doubt"):
+        if spec.get("doubt") and not _harmless(spec, value):
             collect.doubts.append(spec["doubt"])
         takes = spec.get("takes")
         if spec.get("unknown") and value is not None and path_like(value.text):
@@ -384,7 +429,9 @@ def _mentions(
             operand += 1
             if operand > skip:
                 words.append(argument.word)
-        elif argument.value is not None and not (argument.spec.get("pattern") or argument.spec.get("names")):
+        elif argument.value is not None and not (
+            argument.spec.get("pattern") or argument.spec.get("names") or argument.spec.get("excludes")
+        ):
             words.append(argument.value)
     for word in [*words, *rest[max(skip - operand, 0) :]]:
         if word.static and not word.glob:
@@ -562,6 +609,7 @@ def _operands(
     remote = entry.get("remote", False)
     revisions = entry.get("revisions")
     paths = []
+    remote_sources = False  # scp host:f dir: the local destination is still the last operand
     for word in operands[entry.get("skip", 0) :]:
         if kind in ("variable", "assigns"):
             _variable(collect, word, kind == "assigns")
@@ -576,8 +624,12 @@ def _operands(
         if revisions and not word.static and ":" in word.raw:  # "HEAD:$f"
             collect.doubts.append(f"cannot tell which file `{word.raw}` names (it is computed at run time)")
             continue
-        if remote and word.static and ":" in word.text.split("/", 1)[0]:
-            continue  # host:path is on another machine
+        if remote and word.static and ":" in word.text.split("/", 1)[0]:  # host:path: another machine
+            sent = word is operands[-1] and len(operands) - entry.get("skip", 0) > 1
+            what = "the local files are sent there" if sent else "the command talks to it"
+            collect.unproven.append(f"`{word.text}` is on another machine: {what}")
+            remote_sources = remote_sources or not sent
+            continue
         if entry.get("openOperands") and (not word.static or _OPENS_A_PIPE.match(word.text)):
             what = "is computed at run time" if not word.static else "names a command or a mode"
             collect.doubts.append(f"`{word.raw}` {what}, and two-argument open would run or write it")
@@ -587,7 +639,7 @@ def _operands(
     last = entry.get("last")
     targets_directory = _link_directory(paths, directory) if entry.get("linkTargets") else directory
     for index, word in enumerate(paths):
-        is_last = index == len(paths) - 1 and len(paths) > 1
+        is_last = index == len(paths) - 1 and (len(paths) > 1 or (remote_sources and word is operands[-1]))
         sense = last if last and is_last else kind
         if sense == "text" or (
             sense == "unknown" and not (word.static and path_like(word.text)) and word.static
@@ -605,7 +657,18 @@ def _operands(
         found = True
     if last in ("write", "delete") and len(paths) > 1:
         _into_directory(collect, paths, last, directory)
+    if entry.get("linkTargets") and len(paths) == 1 and last:  # ln -s ../x: the link is ./x
+        _lone_link(collect, paths[0], last, directory)
     return found
+
+
+def _lone_link(collect: _Collector, target: Word, sense: str, directory: str | None) -> None:
+    """``ln -s TARGET`` alone makes the link ``./NAME`` (NAME: the target's last part)."""
+    if not target.static:
+        collect.doubts.append(f"cannot tell which link `{target.raw}` makes (it is computed at run time)")
+        return
+    name = os.path.basename(target.text.rstrip("/")) or target.text
+    collect.path(Word(name, True, target.glob, target.raw), sense, directory)
 
 
 def _destination(
@@ -746,6 +809,8 @@ def _subcommand(collect: _Collector, entry: dict[str, Any], args: list[Word], cw
             collect.directory(into, merged["effect"])
     if not rest:
         base = {k: v for k, v in merged.items() if k not in ("subcommands", "doubt")}
+        if parsed and all(a.option in _VERSION for a in parsed):  # tmux -V prints and starts nothing
+            base.pop("bare", None)
         _plain(collect, base, [], directory)
         return
     name = rest[0]
@@ -780,6 +845,10 @@ def _wrapper(
                 collect.doubts.append(f"sets {name}, which changes what the command runs")
             rest = rest[1:]
     if wrapper.get("positionals"):  # options may follow them too (flock FILE -c CODE)
+        sense = wrapper.get("positionalSense")
+        for word in rest[: wrapper["positionals"]] if sense else ():
+            if not (word.static and word.text.isdigit()):  # flock 9: a file descriptor, no file
+                collect.path(word, sense, directory)
         rest = rest[wrapper["positionals"] :]
         more, rest = parse_arguments(rest, entry.get("options", {}), posix=True)
         directory, _ = _option_paths(collect, more, directory)
@@ -802,6 +871,10 @@ def _wrapper(
         if target is None or not target.get("interpreter"):
             return
     unknown_input = wrapper.get("stdin") and cut is None
+    if unknown_input and wrapper.get("listed"):
+        given = _listed_operands(collect.context, parsed, rest)
+        if given is not None:
+            unknown_input, rest = False, given
     doubts = ("its arguments come from standard input, so what it runs is unknown",) if unknown_input else ()
     rest = rest + inputs  # parallel CMD ::: ARGS: the arguments are known
     if wrapper.get("shellString"):
@@ -811,6 +884,40 @@ def _wrapper(
             collect.doubts.append("the command it runs is computed at run time")
         return
     collect.runs.append(Run(tuple(rest), None, directory, doubts))
+
+
+# xargs options that say where the replace string stands (-i and --replace default to {}), and
+# that take the arguments from somewhere else than the input.
+_REPLACE = {"-I": None, "-i": "{}", "--replace": "{}"}
+_ELSEWHERE = frozenset(("-a", "--arg-file"))
+
+
+def _listed_operands(context: Context, parsed: list[Argument], rest: list[Word]) -> list[Word] | None:
+    """The command xargs runs, with the paths its input lists (a producer such as ``find .``, see
+    producers.py) where they go, or None when they stay unknown: no listing, an earlier command
+    of the line that may have renamed files, arguments read from a file, or a replace string
+    inside a longer word."""
+    listing = context.stdin.listing if context.stdin is not None else ()
+    if not listing or not context.settled or not rest or any(a.option in _ELSEWHERE for a in parsed):
+        return None
+    replace = None
+    for argument in parsed:
+        if argument.option in _REPLACE:
+            value = argument.value
+            if value is not None and not value.static:
+                return None
+            replace = value.text if value is not None else _REPLACE[argument.option]
+    if replace is None:
+        return [*rest, *listing]
+    given: list[Word] = []
+    for word in rest:
+        if word.static and word.text == replace:
+            given += listing
+        elif replace in word.text or not word.static:
+            return None
+        else:
+            given.append(word)
+    return given
 
 
 def _shell(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
@@ -870,6 +977,8 @@ def _interpreter(collect: _Collector, entry: dict[str, Any], args: list[Word], c
         else:
             _operands(collect, entry, rest, directory)
     elif command is not None:  # python3 -m pip: judged as pip, its doubts kept whatever the setting
+        if language == "python" and module is not None and module.value is not None:
+            _shadowed(collect, module.value.text, directory)
         _entry(collect, command, rest, directory)
         first_doubt = len(collect.doubts)
     elif module is not None:
@@ -906,6 +1015,26 @@ def _handed(collect: _Collector, words: list[Word], directory: str | None) -> No
             text = file_url_path(text) or text if text[:5].lower() == "file:" else text
             if text and not text.startswith("-") and "://" not in text and (directory or path_like(text)):
                 collect.path(Word(text, True, word.glob, word.raw), "unknown", directory)
+
+
+def _harmless(spec: dict[str, Any], value: Word | None) -> bool:
+    """Whether the option's value is one its knowledge says is harmless (``harmless``)."""
+    pattern: str | None = spec.get("harmless")
+    if not pattern or value is None or not value.static:
+        return False
+    return re.fullmatch(pattern, value.text) is not None
+
+
+def _shadowed(collect: _Collector, module: str, directory: str | None) -> None:
+    """``python -m json.tool`` imports from the working directory first: a ``json/`` there runs
+    instead of the standard library's (interpreters/modules.py)."""
+    from ..interpreters.modules import shadowing
+
+    for shadow in shadowing(directory, [module], collect.context.settled):
+        if shadow.path is None:
+            collect.doubts.append(shadow.why)
+        else:
+            collect.path(Word(shadow.path, True, False, shadow.path), "exec", directory)
 
 
 def _module_command(

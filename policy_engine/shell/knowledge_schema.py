@@ -33,7 +33,8 @@ Takes = Literal[
     "assigns",
     "list",
 ]
-Tree = Literal["all", "visible", "follow"]
+# all:* walks every file in search of names it was given but the analysis cannot read (rg --type-add).
+Tree = Literal["all", "all:*", "visible", "follow"]
 # A shell variable's name: bash evaluates an array subscript in it as arithmetic, running its command
 # substitutions (test -v 'a[$(cmd)]' runs cmd); a command that sets a dangerous variable (read PATH)
 # changes what later commands run.
@@ -83,6 +84,12 @@ class Option(_Strict):
         "starting with ! only excludes. One that also sets tree all (rg --iglob, matched without "
         "case) keeps the walk whole.",
     )
+    excludes: Literal["files", "directories", "both"] | None = Field(
+        default=None,
+        description="Its value is a glob of the names a tree walk skips: files (grep --exclude), "
+        "directories, whose contents it skips too (grep --exclude-dir), or both. It is a pattern, "
+        "never judged as a path.",
+    )
     pattern: bool = Field(
         default=False,
         description="Its value is a pattern or search string (grep -e, --exclude=GLOB), not a name: "
@@ -96,6 +103,11 @@ class Option(_Strict):
         default=None, description="Fields of the command's entry that change when the option is present."
     )
     doubt: str | None = Field(default=None, description="Why the option makes the command unprovable.")
+    harmless: str | None = Field(
+        default=None,
+        description="A regular expression (Python, matched whole): a static value it matches makes "
+        "no doubt (git -c color.ui=never sets nothing that runs).",
+    )
     atFile: Sense | None = Field(
         default=None,
         description="A value that starts with @ (or NAME=@, NAME=<) names a file touched so (curl -d @file).",
@@ -161,8 +173,19 @@ class Wrapper(_Strict):
 
     judge: bool = Field(default=False, description="The wrapper is judged too (sudo: privilege).")
     positionals: int = Field(default=0, description="Arguments before the command (timeout's duration).")
+    positionalSense: Sense | None = Field(
+        default=None,
+        description="How the positional arguments that name files are touched (flock's lock file, "
+        "created when it is missing: write); a number (a file descriptor) names none.",
+    )
     assignments: bool = Field(default=False, description="NAME=value words may come first (env).")
     stdin: bool = Field(default=False, description="The command's operands come from input (xargs).")
+    listed: bool = Field(
+        default=False,
+        description="Input that lists paths (find . | xargs ...) gives the operands: they are appended, "
+        "or put where the replace string (-I) stands; an option that reads them from elsewhere "
+        "(-a) keeps them unknown.",
+    )
     shellString: bool = Field(default=False, description="The remaining words are run as shell code (watch).")
     end: list[str] = Field(
         default_factory=list, description="Words after which come the command's arguments (parallel's :::)."
@@ -197,7 +220,12 @@ class Entry(_Strict):
         default=None, description="With at least one operand, the command touches its directory so."
     )
     keyed: dict[str, Sense] = Field(default_factory=dict, description="key=PATH operands (dd's if=, of=).")
-    remote: bool = Field(default=False, description="host:path operands are remote, not local (scp, rsync).")
+    remote: bool = Field(
+        default=False,
+        description="host:path operands are remote, not local (scp, rsync): the command talks to "
+        "another machine, and sends it the local files when one is the destination (the last of two "
+        "or more), so it is never proven to only read.",
+    )
     oldStyle: bool = Field(
         default=False, description="A first argument without '-' is a cluster of options (tar xzf)."
     )
@@ -208,6 +236,18 @@ class Entry(_Strict):
         "value names a sibling subcommand whose entry it shares (git show is like git log).",
     )
     doubt: str | None = Field(default=None, description="Why this command can never be proven safe.")
+    interactive: str | None = Field(
+        default=None,
+        description="What the command does with keystrokes on a terminal (a pager runs !cmd): a doubt "
+        "only for an agent that can type into the commands it runs (Codex's write_stdin); where "
+        "output is not a terminal, or only a person can type, the command just reads.",
+    )
+    unproven: str | None = Field(
+        default=None,
+        description="Why this command is never proven to only read, though nothing is in doubt: rules "
+        "that name it still judge it, readOnly rules do not cover it (sudo runs as another user, whose "
+        "files the protections do not describe; history -c changes the shell's history).",
+    )
     wrapper: Wrapper | None = None
     shell: bool = Field(
         default=False, description="A shell: -c CODE, a script, or commands on standard input."
@@ -312,7 +352,9 @@ class Entry(_Strict):
         default=False, description="-NUM is a count, an option of its own (head -20, git log -5)."
     )
     linkTargets: bool = Field(
-        default=False, description="Operands but the last are link targets, relative to the link (ln -s)."
+        default=False,
+        description="Operands but the last are link targets, relative to the link (ln -s); a lone "
+        "target makes a link of its own name in the working directory (ln -s ../x writes ./x).",
     )
 
 

@@ -16,8 +16,10 @@ from tree_sitter import Node
 
 from ..paths import normalize
 from ..record import Record
+from . import producers
 from .effects import variable_doubts
 from .knowledge import Knowledge
+from .producers import comes_apart
 from .words import Variables, Word, words_of
 
 MAX_NESTING = 48  # statements and substitutions nested deeper than this are not followed
@@ -34,10 +36,13 @@ class Redirect(Record):
 
 class Stdin(Record):
     """What a command reads on standard input, when it is more than the terminal: ``pipe``,
-    ``heredoc`` or ``herestring`` (``text`` is the body when it is static) or ``file``."""
+    ``heredoc`` or ``herestring`` (``text`` is the body when it is static) or ``file``;
+    ``listing`` the words of the paths a pipe carries when the stage before only lists paths
+    (``find . -name '*.py' |``, see producers.py)."""
 
     kind: str
     text: str | None = None
+    listing: tuple[Word, ...] = ()
 
 
 class Command(Record):
@@ -63,25 +68,55 @@ class Walk(Record):
 
 
 class _State:
-    """The shell's working directory (None: unknown) and its pushd stack, as the walk goes."""
+    """The shell's working directory (None: unknown) and its pushd stack, as the walk goes, and
+    the loop variables bound to a known word in the loop being walked."""
 
-    __slots__ = ("cwd", "previous", "stack")
+    __slots__ = ("bound", "cwd", "previous", "stack")
 
     def __init__(
-        self, cwd: str | None, previous: str | None = None, stack: tuple[str | None, ...] = ()
+        self,
+        cwd: str | None,
+        previous: str | None = None,
+        stack: tuple[str | None, ...] = (),
+        bound: tuple[tuple[str, Word], ...] = (),
     ) -> None:
         self.cwd = cwd
         self.previous = previous
         self.stack = stack
+        self.bound = bound
 
     def copy(self) -> _State:
-        return _State(self.cwd, self.previous, self.stack)
+        return _State(self.cwd, self.previous, self.stack, self.bound)
 
     def same_as(self, other: _State) -> bool:
         return self.cwd == other.cwd and self.stack == other.stack
 
 
 _DANGEROUS_TARGET = "cannot tell where a redirect writes (its target is dynamic)"
+
+MAX_LOOP_WORDS = 16  # a loop over more words is walked once, its variable unknown
+MAX_BINDINGS = (
+    64  # per line: loops inside loops multiply their turns, and each assignment tried reads the line
+)
+
+
+def _bindable(word: Word) -> bool:
+    """A loop word ``$NAME`` can stand for: a listing, a glob, or a literal bash would not split
+    or glob again when NAME is expanded unquoted."""
+    if word.walk is not None or (word.static and word.glob):
+        return True
+    return word.static and not comes_apart(word.text)
+
+
+def _only_expanded(name: str, body: str) -> bool:
+    """Whether ``body`` uses ``name`` only in expansions (``$name``, ``${name}``): nothing in it
+    can assign the variable (``read name``, ``name=x``, ``declare``), nor split it anew (IFS)."""
+    if not name or re.search(r"\bIFS\b|\beval\b|\bsource\b|\bdeclare\b|\btypeset\b|\blocal\b", body):
+        return False
+    escaped = re.escape(name)
+    uses = len(re.findall(rf"(?<!\w){escaped}(?!\w)", body))
+    expansions = len(re.findall(rf"\${escaped}(?!\w)|\$\{{{escaped}\}}", body))
+    return uses == expansions
 
 
 class Walker:
@@ -95,11 +130,22 @@ class Walker:
         self.commands: list[Command] = []
         self.doubts: list[str] = []
         self.code: list[tuple[str, str | None]] = []
+        self.calls: dict[str, set[str]] = {}  # function defined in the line -> the commands its body runs
+        self.bindings_left = MAX_BINDINGS  # loop bodies walked, and assignments tried, with a bound variable
+        # Names an `alias` of the line defines: zsh, sh and bash in POSIX mode (or with
+        # expand_aliases) expand them in later lines, so a later command so named runs the value.
+        self.aliases: set[str] = set()
 
     # -- entry points ---------------------------------------------------------------------------
 
     def walk(self, root: Node, cwd: str | None) -> Walk:
         self._statement(root, _State(cwd), self.base_depth)
+        recursive = sorted(name for name, called in self.calls.items() if called & self.calls.keys())
+        if recursive:  # :(){ :|:& };: -- each call is judged as the builtin its name shadows
+            self.doubts.append(
+                f"the function `{recursive[0]}` runs a function defined in the same line: "
+                "calls may recurse without end (a fork bomb)"
+            )
         return Walk(self.commands, self.doubts, self.code)
 
     # -- helpers --------------------------------------------------------------------------------
@@ -108,7 +154,7 @@ class Walker:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     def _words(self, node: Node, state: _State) -> list[Word]:
-        variables = self.variables._replace(cwd=state.cwd)
+        variables = self.variables._replace(cwd=state.cwd, bound=state.bound)
         return words_of(node, self.source, variables)
 
     def _too_deep(self, depth: int) -> bool:
@@ -198,13 +244,19 @@ class Walker:
         known when the stage before only prints static text (``echo 'print(1)' | python3``)."""
         output = Stdin("pipe")
         for child in node.children:
-            if child.type in ("|", "|&"):
+            if child.type == "|&":  # the stage's errors go down the pipe too: no longer only paths
+                stdin = output._replace(listing=())
+            elif child.type == "|":
                 stdin = output
             elif child.is_named:
                 count = len(self.commands)
                 self._statement(child, state.copy(), depth, stdin)
                 printer = self.commands[-1] if len(self.commands) == count + 1 else None
-                output = Stdin("pipe", _printed(printer) if printer is not None else None)
+                output = Stdin(
+                    "pipe",
+                    _printed(printer) if printer is not None else None,
+                    _listed(printer) if printer is not None else (),
+                )
 
     def _subshell(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
         self._sequence(node, state.copy(), depth, None)
@@ -224,11 +276,49 @@ class Walker:
         if not state.same_as(start):
             state.cwd, state.stack = None, ()
 
+    def _for(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
+        """``for NAME in WORDS``: when every word is known (a literal, a glob, a listing such as
+        ``$(git ls-files)``) and the body only expands NAME, the body is walked with ``$NAME``
+        bound to each word in turn (a glob or a listing stands for all of its paths at once)."""
+        name_node = node.child_by_field_name("variable")
+        body = node.child_by_field_name("body")
+        values = node.children_by_field_name("value")
+        words = [w for value in values for w in self._words(value, state)]
+        name = self._text(name_node) if name_node is not None else ""
+        if (
+            body is None
+            or not values
+            or len(words) > MAX_LOOP_WORDS
+            or len(words) > self.bindings_left
+            or not all(_bindable(w) for w in words)
+            or not _only_expanded(name, self._text(body))
+        ):
+            self._branching(node, state, depth, stdin)
+            return
+        for value in values:
+            self._nested(value, state, depth)
+        self.bindings_left -= len(words)
+        start = state.copy()
+        for word in words:
+            state.bound = (*start.bound, (name, word))
+            self._statement(body, state, depth, stdin)
+            if not word.static and not state.same_as(start):  # later turns start elsewhere
+                state.cwd, state.stack = None, ()
+                self._statement(body, state, depth, stdin)
+        state.bound = start.bound
+        if not state.same_as(start):
+            state.cwd, state.stack = None, ()
+
     def _function(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
         """A function body is judged where it is defined; defining it changes nothing."""
         body = node.child_by_field_name("body")
+        name = node.child_by_field_name("name")
+        count = len(self.commands)
         if body is not None:
             self._statement(body, state.copy(), depth)
+        if name is not None:
+            called = self.calls.setdefault(self._text(name), set())
+            called.update(c.words[0].text for c in self.commands[count:] if c.words)
 
     def _redirected(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
         body = node.child_by_field_name("body")
@@ -265,6 +355,26 @@ class Walker:
         name = node.child_by_field_name("name")
         if name is not None:
             self._check_assignment(self._text(name), node.child_by_field_name("value"))
+            self._bind(node, self._text(name), state)
+
+    def _bind(self, node: Node, name: str, state: _State) -> None:
+        """``ROOT=$(git rev-parse --show-toplevel); ls "$ROOT/src"``: a variable set once, by a
+        statement of the line's top level, to a word the walk knows, is that word where it is
+        expanded afterwards (nothing else in the line may set it, nor split it anew)."""
+        value = node.child_by_field_name("value")
+        parent = node.parent
+        if value is None or parent is None or parent.type != "program" or self.bindings_left <= 0:
+            return
+        self.bindings_left -= 1  # each try reads the whole line: a line of many assignments tries a few
+        words = self._words(value, state)
+        if len(words) != 1 or not _bindable(words[0]):
+            return
+        source = self.source.decode("utf-8", "replace")
+        mine = self._text(node)
+        if source.count(mine) != 1:
+            return
+        if _only_expanded(name, source.replace(mine, "", 1)):
+            state.bound = (*state.bound, (name, words[0]))
 
     def _check_assignment(self, name: str, value: Node | None) -> None:
         if self.knowledge.dangerous_variable(name, None):
@@ -276,16 +386,32 @@ class Walker:
             )
 
     def _declaration(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
-        """export / declare / local / readonly: like assignments; the names they declare."""
+        """export / declare / local / readonly: like assignments; the names they declare. Without a
+        name they print the variables (`export -p`, `declare -x`), values and secrets included, as
+        `-p NAME` prints NAME's."""
         self._nested(node, state, depth)
+        letters = ""  # the option letters given (-px: p and x)
+        names: list[str] = []
         for child in node.named_children:
             if (
                 child.type == "variable_assignment"
                 and (name := child.child_by_field_name("name")) is not None
             ):
                 self._check_assignment(self._text(name), child.child_by_field_name("value"))
+                names.append(self._text(name))
             elif child.type != "variable_assignment":
                 self._names(child, state, assigns=True)
+                for word in self._words(child, state):
+                    if word.static and word.text[:1] in ("-", "+") and len(word.text) > 1:
+                        letters += word.text[1:]
+                    else:
+                        names.append(word.text if word.static else word.raw)
+        keyword = self._text(node.children[0]) if node.children else "declare"
+        if not names and not (letters and set(letters) <= _NAMES_ONLY):
+            self.doubts.append(f"`{keyword}` without a name prints the variables it lists, secrets included")
+        elif "p" in letters:
+            secret = self.knowledge.secret_variable
+            self.doubts += [f"prints ${name}, which looks like a secret" for name in names if secret(name)]
 
     def _nested_only(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
         self._nested(node, state, depth)
@@ -297,7 +423,11 @@ class Walker:
             self._names(child, state, assigns=False)
 
     def _test(self, node: Node, state: _State, depth: int, stdin: Stdin | None) -> None:
-        """[ ... ] and [[ ... ]]: the names ``-v`` and ``-R`` test."""
+        """[ ... ] and [[ ... ]]: the names ``-v`` and ``-R`` test. ``[abc]`` (no blank after the
+        bracket) is no test for bash: a pattern it expands to the name of the command it runs."""
+        text = self._text(node)
+        if not _TEST_OPENING.match(text):
+            self.doubts.append(f"the command name `{text.split()[0]}` is a pattern")
         self._nested(node, state, depth)
         pending = list(node.named_children)
         while pending:
@@ -377,6 +507,7 @@ class Walker:
         doubts: list[str] = self._secrets([*word_nodes, *redirect_nodes])
         if extra:
             words[1:1] = extra
+        doubts += self._alias_use(words)
         assignments = []
         for child in assignment_nodes:
             name = child.child_by_field_name("name")
@@ -411,6 +542,20 @@ class Walker:
         )
         self.commands.append(command)
         _follow_directory(command, state, self.variables)
+
+    def _alias_use(self, words: list[Word]) -> list[str]:
+        """A command named by an alias defined earlier in the line runs the alias's value with its
+        words where aliases are expanded (`alias ls='rm -rf'` then `ls ~`); an `alias` command
+        records the names it defines."""
+        if not words or not words[0].static:
+            return []
+        name = words[0].text
+        if name == "alias":
+            self.aliases.update(w.text.partition("=")[0] for w in words[1:] if w.static and "=" in w.text)
+            return []
+        if name in self.aliases:
+            return [f"`{name}` is an alias defined earlier in the line: where aliases expand, its value runs"]
+        return []
 
     def _secrets(self, nodes: list[Node]) -> list[str]:
         """A doubt for every expansion of a variable whose name says it holds a secret."""
@@ -480,6 +625,22 @@ def _printed(command: Command) -> str | None:
     return None
 
 
+def _listed(command: Command) -> tuple[Word, ...]:
+    """The paths ``command`` lists on its output, as words (see producers.py), when its words are
+    all known and nothing but its own output goes down the pipe."""
+    if any(not w.static for w in command.words) or command.assignments:
+        return ()
+    if any(
+        r.target is None or r.operator.startswith("&") or r.descriptor in (None, "1")
+        for r in command.redirects
+    ):
+        return ()  # 2>&1 sends errors down the pipe; > f sends the output elsewhere
+    globs = frozenset(i for i, w in enumerate(command.words) if w.glob)
+    found = producers.listing([w.text for w in command.words], command.cwd, globs)
+    raw = " ".join(w.raw for w in command.words)
+    return tuple(Word(root, False, False, f"$({raw})", walk) for root, walk in found or ())
+
+
 _LEADING_TABS = re.compile(r"^\t+", re.MULTILINE)
 _BODY_ESCAPE = re.compile(r"\\([$`\\\n])")
 
@@ -542,7 +703,7 @@ _STATEMENTS: dict[str, Callable[[Walker, Node, _State, int, Stdin | None], None]
     "negated_command": Walker._block,
     "if_statement": Walker._branching,
     "case_statement": Walker._branching,
-    "for_statement": Walker._branching,
+    "for_statement": Walker._for,
     "c_style_for_statement": Walker._branching,
     "while_statement": Walker._branching,
     "function_definition": Walker._function,
@@ -564,4 +725,8 @@ _INDIRECT_DOUBT = (
     "an indirect expansion (${!name}) evaluates the subscript of the name it holds, which can run commands"
 )
 # A subscript holding a substitution: `a[$(cmd)]`, `a[`cmd`]`, `a[${x}]`.
+# How a test command opens: `[` or `[[` and a blank (or the end of the line).
+_TEST_OPENING = re.compile(r"\[\[?(\s|$)")
+# declare -F without a name lists the functions' names only, no value.
+_NAMES_ONLY = frozenset("F")
 _SUBSCRIPT_CODE = re.compile(r"\[[^\]]*(?:\$[({]|`)")

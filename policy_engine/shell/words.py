@@ -10,10 +10,11 @@ spelling, and whatever depends on its value is a doubt.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from itertools import repeat
 
 from ..record import Record
+from . import producers
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:  # the literal fast path builds words without tree-sitter
@@ -28,22 +29,36 @@ class Word(Record):
 
     ``text`` is its value (an unresolved expansion keeps its source spelling), ``static`` is False
     when the value depends on something unknown, ``glob`` is True when bash would still expand
-    unquoted ``*``, ``?`` or ``[...]`` in it, and ``raw`` is the source text.
+    unquoted ``*``, ``?`` or ``[...]`` in it, and ``raw`` is the source text. ``walk`` is set on a
+    word that stands for paths a command prints (``$(git ls-files '*.py')``, see producers.py):
+    ``text`` is their root, ``walk`` how a walk of it reaches them (an ``Access.tree``); the word
+    is not static, so that nothing but a read of those paths takes it for a known value.
     """
 
     text: str
     static: bool = True
     glob: bool = False
     raw: str = ""
+    walk: str | None = None
 
 
 class Variables(Record):
-    """What expansions resolve to: the home directory, the working directory if known, and a lookup
-    for ``~user`` (None for an unknown user)."""
+    """What expansions resolve to: the home directory, the working directory if known, a lookup
+    for ``~user`` (None for an unknown user), the loop variables bound to a known word (``for f in
+    src/*.py``: ``$f`` is one of those files), and the environment the line starts with (what git
+    reads to find its repository)."""
 
     home: str
     cwd: str | None
     user_home: Callable[[str], str | None]
+    bound: tuple[tuple[str, Word], ...] = ()
+    environ: Mapping[str, str] = {}
+    depth: int = 0  # how many $(...) deep a known value is being looked for
+
+
+# $(...) nested deeper than this are not evaluated for a known value (each level is tried twice:
+# as a listing, then as a value, so the work doubles with every level).
+MAX_KNOWN_DEPTH = 3
 
 
 # A piece of a word being built: its characters, whether each is quoted, and whether it is dynamic.
@@ -139,13 +154,86 @@ _SPECIAL_PARAMETERS = frozenset("@*#?-$!0123456789")
 
 def _variable(node: Node, source: bytes, variables: Variables) -> str | None:
     """The value of ``$NAME`` or ``${NAME}`` when it is one we can know, else None."""
-    text = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
-    name = text[2:-1] if text.startswith("${") else text[1:]
+    name = _name(node, source)
     if name == "HOME":
         return variables.home
     if name == "PWD" and variables.cwd is not None:
         return variables.cwd
+    bound = _bound(name, variables)
+    if bound is not None and bound.static and not bound.glob:  # a literal of a loop's list
+        return bound.text
     return None
+
+
+def _name(node: Node, source: bytes) -> str:
+    text = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+    return text[2:-1] if text.startswith("${") else text[1:]
+
+
+def _bound(name: str, variables: Variables) -> Word | None:
+    for bound_name, word in reversed(variables.bound):  # an inner loop's variable hides an outer one
+        if bound_name == name:
+            return word
+    return None
+
+
+def _command_words(
+    node: Node, source: bytes, variables: Variables
+) -> tuple[list[str], frozenset[int]] | None:
+    """The static words of the one plain command a ``$(...)`` runs (no redirect, no assignment),
+    and the positions of those bash expands as globs."""
+    inner = [child for child in node.named_children if child.type != "comment"]
+    if len(inner) != 1 or inner[0].type != "command" or variables.depth >= MAX_KNOWN_DEPTH:
+        return None
+    variables = variables._replace(depth=variables.depth + 1)
+    found: list[str] = []
+    globs: set[int] = set()
+    for child in inner[0].named_children:
+        part = child.named_children[0] if child.type == "command_name" and child.named_children else child
+        if part.type not in _PARTS:
+            return None
+        for word in words_of(part, source, variables):
+            if not word.static:
+                return None
+            if word.glob:
+                globs.add(len(found))
+            found.append(word.text)
+    return found, frozenset(globs)
+
+
+def _substituted(node: Node, source: bytes, variables: Variables, quoted: bool) -> str | None:
+    """The output of a ``$(...)`` whose value is known (``$(pwd)``), when it stays one word."""
+    command = _command_words(node, source, variables)
+    if command is None or command[1]:
+        return None
+    found = producers.value(command[0], variables.cwd, variables.environ)
+    if found is None or (not quoted and producers.comes_apart(found)):
+        return None
+    return found
+
+
+def _known_word(node: Node, source: bytes, variables: Variables, raw: str) -> list[Word] | None:
+    """The words of a whole-word ``$(...)`` that lists paths (``$(git ls-files '*.py')``), or of a
+    loop variable bound to a glob or such a listing (``"$f"``, and ``$f`` for a listing, whose
+    pieces cannot come apart further)."""
+    if node.type == "command_substitution":
+        command = _command_words(node, source, variables)
+        found = None if command is None else producers.listing(command[0], variables.cwd, command[1])
+        if found is None:
+            return None
+        return [Word(root, False, False, raw, walk) for root, walk in found]
+    quoted = node.type == "string"
+    if quoted:
+        parts = [child for child in node.children if child.type not in ('"',)]
+        if len(parts) != 1:
+            return None
+        node = parts[0]
+    if node.type not in ("simple_expansion", "expansion") or not variables.bound:
+        return None
+    bound = _bound(_name(node, source), variables)
+    if bound is None or not (bound.walk or (bound.glob and quoted)):
+        return None
+    return [bound._replace(raw=raw)]
 
 
 def _build(node: Node, source: bytes, variables: Variables, out: _Builder, quoted: bool) -> None:
@@ -174,6 +262,9 @@ def _build(node: Node, source: bytes, variables: Variables, out: _Builder, quote
     elif (
         kind in ("simple_expansion", "expansion")
         and (value := _variable(node, source, variables)) is not None
+    ) or (
+        kind == "command_substitution"
+        and (value := _substituted(node, source, variables, quoted)) is not None
     ):
         out.add(value, True)
     else:  # substitutions, arithmetic, other expansions: unknown until run
@@ -279,6 +370,22 @@ def _expand_braces(chars: _Chars) -> list[_Chars] | None:
     return done
 
 
+# The nodes of a $(...)'s command that may be words it knows (a nested $(...), a bound variable).
+_PARTS = frozenset(
+    (
+        "word",
+        "string",
+        "raw_string",
+        "number",
+        "concatenation",
+        "command_substitution",
+        "simple_expansion",
+        "expansion",
+    )
+)
+# The nodes that may stand for a known listing or a bound loop variable as a whole word.
+_KNOWABLE = frozenset(("command_substitution", "string", "simple_expansion", "expansion"))
+
 # A word bash passes as it is written: nothing to unquote, expand or match against files.
 _PLAIN = re.compile(r"[A-Za-z0-9_./=:,%+@^-]+")
 
@@ -293,6 +400,8 @@ def words_of(node: Node, source: bytes, variables: Variables) -> list[Word]:
         return [Word(raw, True, False, raw)]
     if node.type == "process_substitution":  # bash passes the pipe's name; its command is walked apart
         return [Word("/dev/fd/63", True, False, raw)]
+    if node.type in _KNOWABLE and (known := _known_word(node, source, variables, raw)) is not None:
+        return known
     built = _Builder()
     _build(node, source, variables, built, False)
     chars, known_user = _expand_tilde(built.chars, variables)
