@@ -95,11 +95,23 @@ def describes(pattern: str, atom: Atom, reader: Reader) -> bool:
     return wanted is not None and read_command(atom.words, reader.knowledge).path == wanted.path
 
 
+@cache
+def _by_command() -> dict[str, tuple[Alternative, ...]]:
+    """The alternatives by the command their patterns name (a pattern is matched only against
+    atoms of its own command: most asks are of commands that have none)."""
+    found: dict[str, list[Alternative]] = {}
+    for entry in alternatives():
+        for name in dict.fromkeys(pattern.split(" ", 1)[0] for pattern in entry.patterns):
+            found.setdefault(name, []).append(entry)
+    return {name: tuple(entries) for name, entries in found.items()}
+
+
 def advice(atom: Atom, reader: Reader) -> tuple[str, ...]:
     """What the alternatives say about the bash atom: the clauses of every entry that describes it."""
+    name = atom.words[0] if atom.words else (atom.command or "").split(" ", 1)[0]
     return tuple(
         entry.say
-        for entry in alternatives()
+        for entry in _by_command().get(name, ())
         if any(describes(p, atom, reader) for p in entry.patterns)
         and not any(describes(p, atom, reader) for p in entry.unless)
     )
