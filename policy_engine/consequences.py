@@ -227,24 +227,13 @@ def _ref(name: str) -> str:
 def git_directory(directory: str) -> str | None:
     """The git directory of the repository ``directory`` is in (its ``.git``, or where a ``.git``
     file points: a worktree, a submodule), climbing at most ``MAX_CLIMB`` directories."""
-    for _ in range(MAX_CLIMB):
-        candidate = os.path.join(directory, ".git")
-        try:
-            mode = os.lstat(candidate).st_mode
-        except (OSError, ValueError):
-            mode = 0
-        if stat.S_ISDIR(mode):
-            return candidate
-        if stat.S_ISREG(mode):
-            text = small_text(candidate) or ""
-            if text.startswith("gitdir:"):
-                return os.path.normpath(os.path.join(directory, text[7:].strip()))
-            return None
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
-    return None
+    from .shell.contents import dot_git, gitdir_of
+
+    found = dot_git(directory, MAX_CLIMB)
+    if found is None or os.path.isdir(found):
+        return found
+    target = gitdir_of(found)
+    return os.path.normpath(os.path.join(os.path.dirname(found), target)) if target is not None else None
 
 
 def current_branch(repository: str) -> str | None:

@@ -22,9 +22,6 @@ from .sessions import DEFAULT_TTL, atom_key, now
 from .state import MemoryState, StateError
 from .tools import canonical_tool
 
-# The variables that move git's repository away from the nearest .git (see shell/producers.py).
-GIT_LOCATION = ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES")
-
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -143,8 +140,8 @@ class Engine:
         self._spelled: dict[str, tuple[str, ...]] = {}
         self._cache_directory = cache_directory(env)
         self._analyzer: Analyzer | None = None
-        # What tells git where its repository is, in the shell the agent's commands run in.
-        self._git_environ = {name: env[name] for name in GIT_LOCATION if name in env}
+        # The environment the agent's commands start with (what tells git where its repository is).
+        self._environ = env
         self._reader: Reader | None = None
         self.state: StateStore = MemoryState() if state is None else state
         self._layers = {layer.name: layer for layer in self.policy_set.layers}
@@ -167,9 +164,7 @@ class Engine:
                 if code is not None
                 else max(layer.interpreter.max_depth for layer in self.policy_set.layers)
             )
-            self._analyzer = Analyzer(
-                self.home, knowledge(self._cache_directory), depth, code, self._git_environ
-            )
+            self._analyzer = Analyzer(self.home, knowledge(self._cache_directory), depth, code, self._environ)
         return self._analyzer.atoms(line, cwd)
 
     def _command_reader(self) -> Reader:

@@ -87,6 +87,21 @@ def config_doubts(check: dict[str, Any], directory: str | None, reads: list[str]
     return doubts
 
 
+def dot_git(directory: str, climb: int = 64) -> str | None:
+    """The ``.git`` git finds from ``directory`` (a directory, or a file naming one), in it or the
+    nearest directory above it, climbing at most ``climb`` directories; None: no repository."""
+    place = directory
+    for _ in range(climb):
+        found = os.path.join(place, ".git")
+        if os.path.isdir(found) or os.path.isfile(found):
+            return found
+        parent = os.path.dirname(place)
+        if parent == place:
+            return None
+        place = parent
+    return None
+
+
 def repository_doubts(directory: str) -> list[str]:
     """Why the repository git would use from ``directory`` is not one whose configuration
     pathProtection guards (``**/.git/config``): a ``.git`` file that names a directory other than a
@@ -98,7 +113,7 @@ def repository_doubts(directory: str) -> list[str]:
         if os.path.isdir(dot):
             return _commondir_doubts(dot)
         if os.path.isfile(dot):
-            target = _gitdir_of(dot)
+            target = gitdir_of(dot)
             if target is None:
                 return [f"{dot} names no repository git can be shown to use"]
             resolved = os.path.normpath(os.path.join(place, target))
@@ -114,7 +129,8 @@ def repository_doubts(directory: str) -> list[str]:
     return []
 
 
-def _gitdir_of(dotgit: str) -> str | None:
+def gitdir_of(dotgit: str) -> str | None:
+    """The directory a ``.git`` file names (``gitdir: PATH``), as written; None: it names none."""
     head = _head(dotgit)
     if head is None:
         return None

@@ -26,6 +26,8 @@ import posixpath
 import re
 from collections.abc import Mapping
 
+from .contents import dot_git
+
 # Entries a check of a tree's names looks at before it gives up (then nothing is proven).
 SCAN_LIMIT = 20000
 # Characters that make a printed path come apart or expand: blanks (word splitting, xargs), quotes
@@ -59,17 +61,10 @@ def _top_level(cwd: str, environ: Mapping[str, str]) -> str | None:
     something else tells git where it is (GIT_DIR, GIT_WORK_TREE, core.worktree)."""
     if any(name in environ for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_CEILING_DIRECTORIES")):
         return None
-    directory = os.path.realpath(cwd)
-    while True:
-        marker = os.path.join(directory, ".git")
-        if os.path.isdir(marker):
-            return None if _sets_work_tree(os.path.join(marker, "config")) else directory
-        if os.path.isfile(marker):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
+    found = dot_git(os.path.realpath(cwd))
+    if found is None or (os.path.isdir(found) and _sets_work_tree(os.path.join(found, "config"))):
+        return None
+    return os.path.dirname(found)
 
 
 def _sets_work_tree(config: str) -> bool:
@@ -142,7 +137,7 @@ def _find(args: list[str]) -> tuple[list[str], str, bool] | None:
             index += 2
         else:
             return None
-    if any(root.startswith("-") or _UNSAFE.search(root) for root in roots):
+    if not _plain_roots(roots):
         return None
     walk = "all" if folded or len(names) != 1 or not _plain(names[0]) else f"all:{names[0]}"
     return roots or ["."], walk, not roots  # GNU find prints ./x for no root: never a dash
@@ -216,7 +211,7 @@ def _fd(args: list[str]) -> tuple[list[str], str, bool] | None:
             rest.append(word)
             index += 1
     roots = rest[1:]
-    if any(root.startswith("-") or _UNSAFE.search(root) for root in roots):
+    if not _plain_roots(roots):
         return None
     return roots or ["."], walk, not roots
 
@@ -236,7 +231,7 @@ def _rg(args: list[str]) -> tuple[list[str], str, bool] | None:
     if not listing:
         return None
     roots = rest if "--files" in args else rest[1:]
-    if any(root.startswith("-") or _UNSAFE.search(root) for root in roots):
+    if not _plain_roots(roots):
         return None
     return roots or ["."], "visible", not roots
 
@@ -251,7 +246,7 @@ def _grep(args: list[str]) -> tuple[list[str], str, bool] | None:
         return None
     rest = [word for word in args if not word.startswith("-")]
     roots = rest[1:]
-    if not rest or any(root.startswith("-") or _UNSAFE.search(root) for root in roots):
+    if not rest or not _plain_roots(roots):
         return None
     return roots or ["."], "all", not roots
 
@@ -284,6 +279,11 @@ def _ls(args: list[str], cwd: str, globs: set[int]) -> list[tuple[str, str]] | N
 
 
 _LISTERS = {"find": _find, "git": _git, "rg": _rg, "grep": _grep, "fd": _fd, "fdfind": _fd}
+
+
+def _plain_roots(roots: list[str]) -> bool:
+    """Whether the roots a lister is given print as themselves: no dash, nothing that comes apart."""
+    return not any(root.startswith("-") or _UNSAFE.search(root) for root in roots)
 
 
 def _plain(glob: str) -> bool:

@@ -20,7 +20,7 @@ from . import producers
 from .effects import variable_doubts
 from .knowledge import Knowledge
 from .producers import comes_apart
-from .words import Variables, Word, words_of
+from .words import Variables, Word, listed_words, words_of
 
 MAX_NESTING = 48  # statements and substitutions nested deeper than this are not followed
 
@@ -638,7 +638,7 @@ def _listed(command: Command) -> tuple[Word, ...]:
     globs = frozenset(i for i, w in enumerate(command.words) if w.glob)
     found = producers.listing([w.text for w in command.words], command.cwd, globs)
     raw = " ".join(w.raw for w in command.words)
-    return tuple(Word(root, False, False, f"$({raw})", walk) for root, walk in found or ())
+    return tuple(listed_words(found or [], f"$({raw})"))
 
 
 _LEADING_TABS = re.compile(r"^\t+", re.MULTILINE)

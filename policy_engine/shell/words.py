@@ -56,8 +56,7 @@ class Variables(Record):
     depth: int = 0  # how many $(...) deep a known value is being looked for
 
 
-# $(...) nested deeper than this are not evaluated for a known value (each level is tried twice:
-# as a listing, then as a value, so the work doubles with every level).
+# $(...) nested deeper than this are not evaluated for a known value (a hostile line nests 48 deep).
 MAX_KNOWN_DEPTH = 3
 
 
@@ -203,7 +202,12 @@ def _command_words(
 
 def _substituted(node: Node, source: bytes, variables: Variables, quoted: bool) -> str | None:
     """The output of a ``$(...)`` whose value is known (``$(pwd)``), when it stays one word."""
-    command = _command_words(node, source, variables)
+    return _value(_command_words(node, source, variables), variables, quoted)
+
+
+def _value(
+    command: tuple[list[str], frozenset[int]] | None, variables: Variables, quoted: bool
+) -> str | None:
     if command is None or command[1]:
         return None
     found = producers.value(command[0], variables.cwd, variables.environ)
@@ -212,16 +216,23 @@ def _substituted(node: Node, source: bytes, variables: Variables, quoted: bool) 
     return found
 
 
+def listed_words(found: list[tuple[str, str]], raw: str) -> list[Word]:
+    """The words of the (root, walk) pairs a producer lists (producers.listing), spelt ``raw``."""
+    return [Word(root, False, False, raw, walk) for root, walk in found]
+
+
 def _known_word(node: Node, source: bytes, variables: Variables, raw: str) -> list[Word] | None:
     """The words of a whole-word ``$(...)`` that lists paths (``$(git ls-files '*.py')``), or of a
     loop variable bound to a glob or such a listing (``"$f"``, and ``$f`` for a listing, whose
     pieces cannot come apart further)."""
-    if node.type == "command_substitution":
+    if node.type == "command_substitution":  # looked at once here, not again by _build
         command = _command_words(node, source, variables)
         found = None if command is None else producers.listing(command[0], variables.cwd, command[1])
-        if found is None:
-            return None
-        return [Word(root, False, False, raw, walk) for root, walk in found]
+        if found is not None:
+            return listed_words(found, raw)
+        value = _value(command, variables, False)
+        # A value is the word; anything else is computed at run time, spelt as written.
+        return [Word(value, True, False, raw)] if value is not None else [Word(raw, False, False, raw)]
     quoted = node.type == "string"
     if quoted:
         parts = [child for child in node.children if child.type not in ('"',)]
