@@ -42,10 +42,15 @@ def test_brace_alternatives_expand_to_each_choice(choices: list[str]) -> None:
     assert expand_braces("pre_{" + ",".join(choices) + "}_post") == tuple(f"pre_{c}_post" for c in choices)
 
 
+# A policy file may not hold U+2028/U+2029 raw (test_config_errors.py: JSON5 ends a comment there,
+# where a reviewer sees none), so the located texts are made of the other characters.
+_LOCATABLE = st.characters(codec="utf-8", exclude_characters="\u2028\u2029")
+
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    st.none() | st.booleans() | st.integers() | st.text(_LOCATABLE, max_size=5),
     lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.text(_LOCATABLE, max_size=6), children, max_size=4)
     ),
     max_leaves=20,
 )
@@ -62,7 +67,7 @@ def all_paths(value, prefix=()):
 
 
 @given(
-    st.dictionaries(st.text(max_size=6), json_values, max_size=5),
+    st.dictionaries(st.text(_LOCATABLE, max_size=6), json_values, max_size=5),
     st.sampled_from([None, 1, 4]),
     st.booleans(),
 )
