@@ -183,6 +183,10 @@ class LayerJudge:
             )
         return verdict
 
+    def placed(self, context: Context) -> tuple[Guard, ...]:
+        """The layer's protections placed for ``context`` (what a sandbox must honour)."""
+        return self._guards(context)
+
     def _guards(self, context: Context) -> tuple[Guard, ...]:
         """The layer's protections placed for the context's home, project root and working
         directory (memoized)."""
@@ -386,12 +390,13 @@ def _approves(approval: CompiledRule, atom: Atom, target: str, policy: str, home
 
 def _trusted_unanalyzed(verdicts: list[Verdict]) -> bool:
     """An atom's doubts are waived when every policy verdict on it is an allow rule (or approval)
-    with allowUnanalyzed."""
+    with allowUnanalyzed, or one that allows it only in a sandbox (which holds whatever the
+    command does that the analysis cannot see)."""
     return bool(verdicts) and all(
         v.kind in ("rule", "approval")
         and v.action is Action.ALLOW
         and v.rule is not None
-        and v.rule.allow_unanalyzed
+        and (v.rule.allow_unanalyzed or v.rule.sandbox is not None)
         for v in verdicts
     )
 

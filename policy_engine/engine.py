@@ -20,7 +20,7 @@ from .reasons import UNTRUSTED, reason, unenforced, untrusted_note
 from .selfprotect import self_protections
 from .sessions import DEFAULT_TTL, atom_key, now
 from .state import MemoryState, StateError
-from .tools import canonical_tool
+from .tools import BASH, canonical_tool
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from .config.discover import Discovery
     from .consequences import Consequence
     from .policy import InterpreterSettings, PolicySet
+    from .protect import Guard
+    from .sandbox.wrap import Confinement
     from .shell.analysis import Analyzer
     from .shell.commandline import Reader
     from .state import StateStore
@@ -98,6 +100,14 @@ def _session_allowed(verdict: Verdict, session_id: str) -> Verdict:
     return verdict._replace(action=Action.ALLOW, kind="session", detail=f"session {session_id}")
 
 
+def _unconfined(verdict: Verdict, why: str) -> Verdict:
+    """A rule's allow that holds only in a sandbox, where there is none: an ask that says why."""
+    rule = verdict.rule
+    if verdict.action is not Action.ALLOW or rule is None or rule.sandbox is None:
+        return verdict
+    return verdict._replace(action=Action.ASK, detail=f"allowed only in a sandbox, and {why}")
+
+
 def _blocks_in_every_mode(verdict: Verdict) -> bool:
     """pathProtection, and a deny of the managed layer, block whatever the mode."""
     return verdict.kind == "protection" or (verdict.layer == "managed" and verdict.action is Action.DENY)
@@ -138,6 +148,8 @@ class Engine:
         ]
         self.mode = resolve_mode(mode, env, self.policy_set)
         self._spelled: dict[str, tuple[str, ...]] = {}
+        # The sandbox plans of one call (its rewritten command is judged again: planned once).
+        self._plans: dict[Any, Any] = {}
         self._cache_directory = cache_directory(env)
         self._analyzer: Analyzer | None = None
         # The environment the agent's commands start with (what tells git where its repository is).
@@ -187,10 +199,22 @@ class Engine:
         started = perf_counter()
         if not isinstance(call.tool, str) or not isinstance(call.cwd, str):
             raise TypeError("ToolCall.tool and ToolCall.cwd must be strings")
+        self._plans.clear()
+        decision = self._decide(call, recheck=True)
+        if self.log_path is not None and self.mode != "ignore":
+            self._log(self.log_path, decision, round((perf_counter() - started) * 1e6))
+        return decision
+
+    def _decide(self, call: ToolCall, *, recheck: bool) -> Decision:
+        """The decision for ``call``; ``recheck``: a command rewritten to run confined is judged
+        again before it is returned (the judgement of that one does not recheck)."""
         agent_tool, tool = call.tool, canonical_tool(call.tool, call.agent)
         cwd = normalize(call.cwd, self.cwd, self.home) if call.cwd else self.cwd
         workdir = normalize(call.workdir, cwd, self.home) if call.workdir else None
         call = call._replace(tool=tool, cwd=cwd, workdir=workdir if workdir != cwd else None)
+        confined = self._already_confined(call) if tool == BASH else None
+        if confined is not None:
+            return confined
         context = Context(
             cwd,
             self.home,
@@ -215,9 +239,16 @@ class Engine:
             verdicts += found
         decisive = combine(verdicts)
         action = decisive.action if decisive is not None else Action.ALLOW
+        sandbox = None
+        if action is Action.ALLOW and self.mode == "enforce" and tool == BASH:
+            sandbox, verdicts = self._confine(call, verdicts, context, recheck)
+            decisive = combine(verdicts)
+            action = decisive.action if decisive is not None else Action.ALLOW
         message = decisive.message if decisive is not None and action is Action.NUDGE else None
         consequence = self._consequence(decisive, action, call)
         text = reason(action, decisive, call, verdicts, consequence=consequence)
+        if sandbox is not None:
+            text += f" It runs in a sandbox ({sandbox.backend}): {sandbox.plan.describe()}."
         judged = breaker = None
         if self.mode != "enforce":  # only pathProtection and managed denies still block
             judged, decisive = action, combine([v for v in verdicts if _blocks_in_every_mode(v)])
@@ -249,10 +280,66 @@ class Engine:
             self.mode,
             judged,
             breaker,
+            sandbox,
         )
-        if self.log_path is not None and self.mode != "ignore":
-            self._log(self.log_path, decision, round((perf_counter() - started) * 1e6))
         return decision
+
+    def _confine(
+        self, call: ToolCall, verdicts: list[Verdict], context: Context, recheck: bool
+    ) -> tuple[Confinement | None, list[Verdict]]:
+        """How an allowed bash call runs when a rule allows it only in a sandbox, and the verdicts:
+        where it cannot be confined (no backend, an agent that cannot run a changed command, a
+        project the sandbox cannot hold), those rules ask instead, saying why."""
+        wanted = [
+            v.rule.sandbox
+            for v in verdicts
+            if v.action is Action.ALLOW and v.rule is not None and v.rule.sandbox is not None
+        ]
+        if not wanted:
+            return None, verdicts
+        from .sandbox.confine import confinement
+
+        command = call.input.get("command")
+        found = confinement(
+            wanted,
+            command if isinstance(command, str) else "",
+            call,
+            self._placed(context),
+            project=self.policy_set.project_root or call.cwd,
+            home=self.home,
+            env=self._environ,
+            plans=self._plans,
+        )
+        if isinstance(found, str):
+            return None, [_unconfined(v, found) for v in verdicts]
+        if recheck:
+            again = self._decide(call._replace(input={**call.input, "command": found.command}), recheck=False)
+            if again.action is not Action.ALLOW or again.sandbox is None or not again.sandbox.applied:
+                why = f"the confined command did not pass its own check ({again.action}: {again.reason})"
+                return None, [_unconfined(v, why) for v in verdicts]
+        return found, verdicts
+
+    def _already_confined(self, call: ToolCall) -> Decision | None:
+        """The decision for a command that is our own sandbox wrapper around a script: the script's,
+        as run confined (nothing to rewrite), when wrapping the script now makes exactly this
+        command; None for any other command (judged as it is)."""
+        from .sandbox.wrap import candidate, script_of
+
+        command = call.input.get("command")
+        if not isinstance(command, str) or not candidate(command):
+            return None
+        atoms = self._shell(command, call.workdir or call.cwd)
+        script = next((s for atom in atoms if (s := script_of(atom.words)) is not None), None)
+        if script is None:
+            return None
+        inner = self._decide(call._replace(input={**call.input, "command": script}), recheck=False)
+        if inner.action is not Action.ALLOW or inner.sandbox is None or inner.sandbox.command != command:
+            return None
+        return inner._replace(call=call, sandbox=inner.sandbox._replace(applied=True))
+
+    def _placed(self, context: Context) -> tuple[Guard, ...]:
+        """Every layer's protections placed for ``context`` (what a sandbox hides or keeps read-only)."""
+        return tuple(guard for judge in self._judges for guard in judge.placed(context))
 
     def _consequence(self, decisive: Verdict | None, action: Action, call: ToolCall) -> Consequence | None:
         """What the decisive atom of an ask or a deny would change (consequences.py), for its reason;

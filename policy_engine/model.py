@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .policy import CompiledRule
+    from .sandbox.wrap import Confinement
 
 
 class Action(IntEnum):
@@ -179,7 +180,9 @@ class Decision(Record):
     ``decisive`` the verdict that set the action (None when nothing restricted the call) and
     ``verdicts`` every verdict that was considered, across layers, atoms and targets. Outside the
     ``enforce`` mode, or when a circuit breaker (``breaker``: ``agentTimeout``, ``nudgeTimeout``)
-    changed it, ``judged`` is what the policy decided and ``action`` what applies.
+    changed it, ``judged`` is what the policy decided and ``action`` what applies. ``sandbox`` is
+    how an allowed call runs confined, when a rule allows it only so (its ``command`` is what the
+    agent is to run instead).
     """
 
     action: Action
@@ -192,3 +195,4 @@ class Decision(Record):
     mode: str = "enforce"
     judged: Action | None = None
     breaker: str | None = None
+    sandbox: Confinement | None = None

@@ -12,6 +12,15 @@ from .model import Action, Origin
 from .record import Record
 
 
+class Sandbox(Record):
+    """Where a rule's command may run: in an OS sandbox (sandbox/) that writes only the project and
+    temporary directories, reads no protected path, and reaches the network only if ``network``;
+    ``write`` are further directories it may write (absolute, ``~`` expanded when it is planned)."""
+
+    network: bool = False
+    write: tuple[str, ...] = ()
+
+
 class CompiledRule(Record):
     """One rule of a policy (or one approval rule), after presets and tool aliases are expanded.
 
@@ -19,7 +28,8 @@ class CompiledRule(Record):
     ``path`` (for a file tool: the absolute path or glob of the paths they approve), ``command``
     (for bash: the one normalized command they approve, compared exactly), ``within`` (the
     directory a project approval is limited to: calls made there or below) and ``confined`` (the
-    directory the paths it approves must lie in: a project file's approvals, for its own paths)."""
+    directory the paths it approves must lie in: a project file's approvals, for its own paths).
+    ``sandbox`` (allow rules only): the command is allowed only run confined so (engine.py)."""
 
     action: Action
     tool: str
@@ -34,6 +44,7 @@ class CompiledRule(Record):
     command: str | None = None
     within: str | None = None
     confined: str | None = None
+    sandbox: Sandbox | None = None
 
     def label(self) -> str:
         """A short, stable description: ``deny bash "rm *"`` or ``allow read``."""
@@ -44,6 +55,8 @@ class CompiledRule(Record):
             text += f" command {self.command!r}"
         if self.path is not None:
             text += f" {self.path}"
+        if self.sandbox is not None:
+            text += " in a sandbox"
         return text
 
 

@@ -102,6 +102,11 @@ def _place(directory: str, relative: str) -> str:
     return directory + relative if directory.endswith("/") else f"{directory}/{relative}"
 
 
+def matches(guard: Guard, path: str) -> bool:
+    """Whether ``guard``'s pattern names ``path`` itself (as a file or as a directory)."""
+    return _matches(guard, path)
+
+
 def _matches(guard: Guard, path: str) -> bool:
     entry = guard.entry
     if entry.excepted and _regex(entry.excepted, paths.CASE_INSENSITIVE).match(_last(path)):

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 
     from .model import Access, Atom, Decision, Verdict
     from .policy import CompiledRule
+    from .sandbox.wrap import Confinement
 
 
 def rule_json(rule: CompiledRule) -> dict[str, Any]:
@@ -94,6 +95,7 @@ def decision_json(decision: Decision) -> dict[str, Any]:
         "mode": decision.mode,
         **({"judged": str(decision.judged)} if decision.judged is not None else {}),
         **({"breaker": decision.breaker} if decision.breaker is not None else {}),
+        **({"sandbox": sandbox_json(decision.sandbox)} if decision.sandbox is not None else {}),
         "trace": {
             "decided_by": verdict_json(decisive) if decisive is not None else None,
             "others": [verdict_json(v) for v in others],
@@ -101,6 +103,27 @@ def decision_json(decision: Decision) -> dict[str, Any]:
             "layers": list(decision.sources),
         },
     }
+
+
+def sandbox_json(confinement: Confinement, *, full: bool = True) -> dict[str, Any]:
+    """How a call runs confined: the backend, the command to run instead (None: the call's command
+    is that already), and (``full``) what the sandbox writes, keeps read-only and hides."""
+    plan = confinement.plan
+    data: dict[str, Any] = {
+        "backend": confinement.backend,
+        "command": None if confinement.applied else confinement.command,
+        "network": plan.network,
+        "writable": list(plan.writable),
+    }
+    if full:
+        data.update(
+            read_only=list(plan.read_only),
+            not_created=list(plan.blocked),
+            hidden=[*plan.hidden_files, *plan.hidden_directories],
+            temporary=list(plan.temporary),
+            unset=list(plan.unset),
+        )
+    return data
 
 
 def _atoms(decision: Decision) -> list[Atom]:
@@ -135,7 +158,24 @@ def explain(decision: Decision) -> str:
             mark = "=>" if verdict is decision.decisive else "  "
             lines.append(f"  {mark} {verdict.action!s:<5} {_verdict_line(verdict)}")
             lines += [f"           beat {rule.label()} at {rule.origin}" for rule in verdict.beat]
+    if decision.sandbox is not None:
+        lines += _sandbox_lines(decision.sandbox)
     return "\n".join(lines)
+
+
+def _sandbox_lines(confinement: Confinement) -> list[str]:
+    plan = confinement.plan
+    lines = [f"sandbox: {confinement.backend}, {'with' if plan.network else 'no'} network"]
+    lines += [f"  writes  {path}" for path in plan.writable]
+    lines += [f"  fresh   {path}" for path in plan.temporary]
+    lines += [f"  read-only {path}" for path in plan.read_only]
+    lines += [f"  not created {path}" for path in plan.blocked]
+    lines += [f"  hidden  {path}" for path in (*plan.hidden_files, *plan.hidden_directories)]
+    if plan.unset:
+        lines.append(f"  unset   {' '.join(plan.unset)}")
+    if confinement.applied:
+        lines.append("  the command is this sandbox's wrapper already: it runs as it is")
+    return lines
 
 
 def _verdict_line(verdict: Verdict) -> str:
@@ -190,6 +230,7 @@ def log_record(decision: Decision, microseconds: int, digest: str) -> dict[str, 
         "mode": decision.mode,
         "breaker": decision.breaker,
         "decided_by": _decided_by(decisive) if decisive is not None else None,
+        **({"sandbox": sandbox_json(decision.sandbox, full=False)} if decision.sandbox is not None else {}),
         "atoms": atoms,
         "doubts": sorted({doubt for atom in _atoms(decision) for doubt in atom.doubts}),
         "version": __version__,

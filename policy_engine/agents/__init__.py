@@ -9,7 +9,8 @@ Each module (``claude``, ``codex``, ``gemini``, ``cursor``, ``copilot``, ``pi``)
 - its knowledge, as data the core reads (``catalog.py``): ``TOOLS`` (its tool names, old and new,
   to canonical ones), ``TREES`` (how its search tools walk a directory), ``FIELDS`` (the input
   fields each tool is known to take: another one is a doubt), ``SETTINGS`` and ``HOMES`` (the
-  files that load its hooks, for self-protection);
+  files that load its hooks, for self-protection), ``TYPES_UNSEEN`` and ``REWRITES`` (whether its
+  hook answer can change the command a tool runs: a sandboxed allow needs it);
 - its installation: ``INSTALL`` (settings file and entry shape), ``handler``, ``sample`` and
   ``denies`` (doctor's sample call and how to read the answer), ``switch`` (how hooks are turned
   off), ``PROGRAM`` and ``VERIFIED`` (its CLI, and the version this module was verified with in

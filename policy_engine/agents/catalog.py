@@ -32,6 +32,9 @@ SETTINGS: tuple[tuple[str, str, str], ...] = tuple(
 # The agents that can type into a command they run without the hook seeing it: an interactive
 # program (a pager) is in doubt under them (analyze.py).
 TYPES_UNSEEN: frozenset[str] = frozenset(module.AGENT for module in MODULES if module.TYPES_UNSEEN)
+# The agents whose hook answer can change the command a tool runs: a sandboxed allow reaches them as
+# the confined command; under any other, a rule that allows a command only in a sandbox asks.
+REWRITES: frozenset[str] = frozenset(module.AGENT for module in MODULES if module.REWRITES)
 HOMES: tuple[tuple[str | None, str], ...] = tuple(
     dict.fromkeys(home for module in MODULES for home in module.HOMES)
 )

@@ -72,6 +72,9 @@ TOOLS = {
 TREES = {"Grep": "git"}
 # Its Bash tool runs commands without a terminal and has no way to type into them.
 TYPES_UNSEEN = False
+# Its PreToolUse answer can replace the tool's input (hookSpecificOutput.updatedInput, with allow): a
+# sandboxed allow sends the confined command (verified with 2.1.197: the whole input is replaced).
+REWRITES = True
 # The input fields of the tools whose fields decide what they touch (sdk-tools.d.ts of 2.1.197,
 # and the older tools'). Another field makes the call unproven.
 FIELDS = fields_of(

@@ -51,6 +51,9 @@ TREES: dict[str, str] = {}
 # exec_command may give a command a terminal, and write_stdin types into it without PreToolUse:
 # an interactive program (a pager's !cmd) can be driven past the hook.
 TYPES_UNSEEN = True
+# Its PreToolUse answer can replace the command (updatedInput, valid only with permissionDecision
+# allow; without it the original runs): a sandboxed allow sends both (verified with 0.171.0).
+REWRITES = True
 FIELDS = fields_of({"Bash": ("command",), "apply_patch": ("command",)})
 _FIRST_LINE_LIMIT = 1 << 22  # the session_meta record carries the instructions: tens of kB
 

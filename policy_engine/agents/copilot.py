@@ -57,6 +57,9 @@ TOOLS = {
 TREES = {"grep": "all"}  # its ripgrep reads hidden files
 # write_bash types into a running command, and it is a tool call the hook judges (unknown: asked).
 TYPES_UNSEEN = False
+# Its preToolUse answer can replace the tool's arguments (modifiedArgs, whole; updatedInput is
+# ignored): a sandboxed allow sends the confined command (verified with 1.0.102).
+REWRITES = True
 FIELDS = fields_of(
     {
         "bash": ("command", "description", "shellId", "mode", "detach", "initial_wait"),

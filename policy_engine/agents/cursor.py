@@ -41,6 +41,8 @@ TOOLS: dict[str, str] = {}  # its events name the canonical tool themselves (bel
 TREES: dict[str, str] = {}
 # Its shell tool has no way to type into a running command.
 TYPES_UNSEEN = False
+# Its hook answers cannot change a command: a rule that allows one only in a sandbox asks.
+REWRITES = False
 FIELDS: dict[str, frozenset[str]] = {}
 SETTINGS = ((".cursor", ".cursor", ""), (".cursor/hooks.json", ".cursor", r"/hooks\.json"))
 HOMES: tuple[tuple[str | None, str], ...] = ()

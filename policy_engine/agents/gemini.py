@@ -72,6 +72,9 @@ TOOLS = {
 TREES = {"grep_search": "all", "search_file_content": "all"}
 # run_shell_command runs in a pseudo-terminal (node-pty) that only the person can type into.
 TYPES_UNSEEN = False
+# Its BeforeTool answer can replace the tool's arguments (hookSpecificOutput.tool_input, whole):
+# a sandboxed allow sends the confined command (verified with 0.61.0).
+REWRITES = True
 # Every tool may carry wait_for_previous (scheduling only).
 _WAIT = ("wait_for_previous",)
 FIELDS = fields_of(

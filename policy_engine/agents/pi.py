@@ -26,6 +26,9 @@ TOOLS: dict[str, str] = {}  # pi's tools carry the canonical names
 TREES = {"grep": "git"}
 # Its bash tool runs commands without a terminal and has no way to type into them.
 TYPES_UNSEEN = False
+# The extension (integrations/pi) sets the tool's command to the confined one the answer names
+# (pi runs the input object its tool_call handlers mutated).
+REWRITES = True
 FIELDS = fields_of(
     {
         "bash": ("command", "timeout"),

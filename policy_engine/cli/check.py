@@ -73,7 +73,12 @@ def _add_check(commands: Any) -> None:
         "apply (kept in the state store), and the decision is logged. Without it, a dry run records nothing",
     )
     check.add_argument("--tool-call-id", metavar="ID", help="the agent's id of the tool call (logged)")
-    check.add_argument("--agent", metavar="NAME", help="the agent that made the call (logged)")
+    check.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="the agent that made the call (logged; what it can do changes some verdicts: a sandboxed "
+        "allow asks under an agent whose hook cannot change a command)",
+    )
     check.add_argument("command_text", nargs="?", metavar="COMMAND", help="the bash command to judge")
 
 
@@ -108,6 +113,8 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"{decision.action}: {decision.reason}")
         if decision.message:
             print(f"message: {decision.message}")
+        if decision.sandbox is not None and not decision.sandbox.applied:
+            print(f"runs: {decision.sandbox.command}")
         if args.explain:
             print(explain(decision))
     return EXIT_FOR_ACTION[decision.action]
@@ -116,8 +123,11 @@ def run_check(args: argparse.Namespace) -> int:
 def _in_session(call: ToolCall, args: argparse.Namespace, request: dict[str, Any]) -> ToolCall:
     """The call with the session, tool-call id and agent of ``--session`` and its siblings (a batch
     request's own "session", "tool_call_id" and "agent" win); none without ``--session``."""
+    agent = request.get("agent", args.agent)
     if args.session is None:
-        return call
+        if agent is not None and not isinstance(agent, str):
+            raise UsageError("agent must be a string")
+        return call._replace(agent=agent)
     fields = {
         "session_id": request.get("session", args.session),
         "tool_call_id": request.get("tool_call_id", args.tool_call_id),

@@ -28,6 +28,7 @@ from ..policy import (
     LocationEntry,
     PolicySet,
     Protection,
+    Sandbox,
 )
 from ..rules import RuleIndex, rule_index
 from .discover import xdg_directory
@@ -38,8 +39,9 @@ if TYPE_CHECKING:
 
 # 2: marshal, each policy marshalled apart; 3: a layer's mode; 4: protection senses, approval paths;
 # 5: a layer's log setting; 6: its onError; 7: each policy's rule index; 8: what a layer keeps of
-# the embedded default, and what its files change of it; 9: a protection's except names
-FORMAT = 9
+# the embedded default, and what its files change of it; 9: a protection's except names; 10: a
+# rule's sandbox
+FORMAT = 10
 KEEP = 16  # compiled files kept per cache directory; older ones are pruned on write
 
 
@@ -189,6 +191,7 @@ _RULE_FIELDS: tuple[type | tuple[type, ...], ...] = (
     _OPTIONAL,
     _OPTIONAL,
     _OPTIONAL,
+    (list, type(None)),
 )
 _ACTIONS = tuple(Action)
 
@@ -210,6 +213,7 @@ def _rule(value: Any, origins: dict[tuple[Any, ...], Origin]) -> CompiledRule:
         command,
         within,
         confined,
+        sandbox,
     ) = value
     key = (
         *origin,
@@ -224,6 +228,7 @@ def _rule(value: Any, origins: dict[tuple[Any, ...], Origin]) -> CompiledRule:
         command,
         within,
         confined,
+        repr(sandbox),
     )
     found = origins.get(key)
     if found is None:
@@ -248,7 +253,16 @@ def _rule(value: Any, origins: dict[tuple[Any, ...], Origin]) -> CompiledRule:
         command,
         within,
         confined,
+        _sandbox(sandbox),
     )
+
+
+def _sandbox(value: Any) -> Sandbox | None:
+    if value is None:
+        return None
+    network, write = value
+    _expect(isinstance(write, list))
+    return Sandbox(_bool(network), tuple(map(_str, write)))
 
 
 def _policy(value: Any) -> CompiledPolicy:

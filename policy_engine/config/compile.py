@@ -23,6 +23,7 @@ from ..policy import (
     LocationEntry,
     PolicySet,
     Protection,
+    Sandbox,
 )
 from ..rules import expand_braces, winning_order
 from ..tools import BASH, canonical_tool
@@ -430,6 +431,18 @@ def _project_settings_notes(projects: list[Member]) -> list[Change]:
     return notes
 
 
+def _sandbox(value: bool | str | schema.SandboxSettings) -> Sandbox | None:
+    """A rule's ``sandbox`` compiled: None for false, a named one's settings, or its own."""
+    if value is False:
+        return None
+    settings = (
+        value
+        if isinstance(value, schema.SandboxSettings)
+        else schema.SANDBOX_NAMES["offline" if value is True else str(value)]
+    )
+    return Sandbox(settings.network, tuple(settings.write))
+
+
 class _LayerCompiler:
     """Turns validated models into compiled values, giving each one its origin. A rule written in
     one of ``project_files`` never waives what the analysis cannot prove (allowUnanalyzed is the
@@ -488,6 +501,7 @@ class _LayerCompiler:
                 allow_unanalyzed=rule.allowUnanalyzed and origin.file not in self.project_files,
                 read_only=rule.readOnly or bool(preset and preset.readOnly),
                 preset=rule.pattern if preset else None,
+                sandbox=_sandbox(rule.sandbox),
             )
             for tool in tools
             for pattern in patterns

@@ -18,14 +18,44 @@ ActionName = Literal["allow", "nudge", "log", "ask", "deny"]
 LintId = Annotated[str, Field(pattern=r"^PE[0-9]{3}$")]
 DefaultActionName = Literal["allow", "log", "ask", "deny"]
 
-# The names of a pathProtection value's two forms; they show in pydantic's error locations, never in data.
-UNION_TAGS = ("<action>", "<by-sense>")
+# The names of a pathProtection value's two forms, and of a rule's sandbox's three; they show in
+# pydantic's error locations, never in data.
+UNION_TAGS = ("<action>", "<by-sense>", "<on>", "<named>", "<own>")
 
 PRESET_REFERENCE = re.compile(r"\$[A-Za-z][\w-]*")
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class SandboxSettings(_Strict):
+    """A sandbox of one's own for a rule: the built-in one, with these changes."""
+
+    network: bool = Field(default=False, description="Whether the command may reach the network.")
+    write: list[Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=list,
+        description="Further directories it may write besides the project and temporary directories "
+        "(absolute or ~/). Protected and self-protected paths inside them stay read-only.",
+    )
+
+
+# The named sandboxes a rule may give: "sandbox": true is "offline".
+SANDBOX_NAMES = {"offline": SandboxSettings(), "network": SandboxSettings(network=True)}
+
+
+def _sandbox_form(value: Any) -> str:
+    if isinstance(value, bool):
+        return UNION_TAGS[2]
+    return UNION_TAGS[3] if isinstance(value, str) else UNION_TAGS[4]
+
+
+SandboxEntry = Annotated[
+    Annotated[bool, Tag(UNION_TAGS[2])]
+    | Annotated[Literal["offline", "network"], Tag(UNION_TAGS[3])]
+    | Annotated[SandboxSettings, Tag(UNION_TAGS[4])],
+    Discriminator(_sandbox_form),
+]
 
 
 class Rule(_Strict):
@@ -62,6 +92,14 @@ class Rule(_Strict):
     readOnly: bool = Field(
         default=False,
         description="Match only commands that provably read and nothing else.",
+    )
+    sandbox: SandboxEntry = Field(
+        default=False,
+        description="On an allow bash rule: allow the command only run in an OS sandbox (bubblewrap on "
+        "Linux, sandbox-exec on macOS) that writes only the project and temporary directories, hides "
+        'protected paths and has no network: true or "offline"; "network" lets it reach the network; '
+        "an object sets network and further writable directories. Where no sandbox can run, or the "
+        "agent cannot run a changed command, the call is asked.",
     )
     lintIgnore: list[LintId] = Field(
         default_factory=list, description="`policy lint` warnings not to report for this rule (PE101...)."

@@ -205,6 +205,10 @@ def _literal_problem(where: Provenance, path: Path, value: Any) -> Problem:
             'leave it out (or write "default") to build on the embedded default; null drops it',
             value=True,
         )
+    if field == "sandbox":
+        names = tuple(schema.SANDBOX_NAMES)
+        hint = did_you_mean(str(value), names) or 'use true, "offline", "network" or an object'
+        return problem_at(where, path, f'unknown sandbox "{value}"', hint, value=True)
     if not isinstance(value, str):
         return problem_at(where, path, f"expected an action name, got {json_type(value)}", value=True)
     if field == "defaultAction" and value == "nudge":
@@ -328,6 +332,9 @@ def check_rule(rule: Any, path: Path, where: Provenance, presets: dict[str, Any]
                     value=True,
                 )
             )
+    sandbox = rule.get("sandbox")
+    if sandbox not in (None, False):
+        problems += _check_sandbox(rule, sandbox, tools, path, where)
     if rule.get("allowUnanalyzed") is True and action not in (None, "allow"):
         problems.append(
             problem_at(
@@ -337,6 +344,47 @@ def check_rule(rule: Any, path: Path, where: Provenance, presets: dict[str, Any]
                 value=True,
             )
         )
+    return problems
+
+
+def _check_sandbox(
+    rule: dict[str, Any], sandbox: Any, tools: tuple[str, ...], path: Path, where: Provenance
+) -> list[Problem]:
+    """A sandbox confines a bash command that an allow rule lets through; nothing else runs in one."""
+    problems = []
+    action = rule.get("action")
+    if action not in (None, "allow"):
+        problems.append(
+            problem_at(
+                where,
+                (*path, "sandbox"),
+                f"sandbox only applies to allow rules, not {action}",
+                "a sandbox is how an allowed command runs; leave it out of other rules",
+                value=True,
+            )
+        )
+    if any(tool != BASH for tool in tools):
+        problems.append(
+            problem_at(
+                where,
+                (*path, "sandbox"),
+                f'only bash commands run in a sandbox, but tool "{rule.get("tool")}" is not bash',
+                'use "tool": "bash"',
+                value=True,
+            )
+        )
+    if isinstance(sandbox, dict):
+        for index, directory in enumerate(sandbox.get("write") or []):
+            if isinstance(directory, str) and directory and not directory.startswith(("/", "~/")):
+                problems.append(
+                    problem_at(
+                        where,
+                        (*path, "sandbox", "write", index),
+                        f'"{directory}" is not an absolute path',
+                        "write directories are absolute or start with ~/",
+                        value=True,
+                    )
+                )
     return problems
 
 

@@ -1,0 +1,56 @@
+"""A call allowed only in a sandbox, confined: the sandbox its rules ask for, the backend that runs
+it here, the plan, and the rewritten command; or why it cannot be confined (the rules then ask)."""
+
+from __future__ import annotations
+
+from ..agents import catalog
+from ..policy import Sandbox
+from . import backend as backends
+from .plan import Unconfinable, plan
+from .wrap import Confinement, wrapped
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
+    from ..model import ToolCall
+    from ..protect import Guard
+
+
+def strictest(wanted: Sequence[Sandbox]) -> Sandbox:
+    """One sandbox for a line whose commands ask for several: the network only if each allows it,
+    only the extra directories each lets it write."""
+    shared = set(wanted[0].write).intersection(*(s.write for s in wanted[1:]))
+    return Sandbox(all(s.network for s in wanted), tuple(w for w in wanted[0].write if w in shared))
+
+
+def confinement(
+    wanted: Sequence[Sandbox],
+    command: str,
+    call: ToolCall,
+    guards: tuple[Guard, ...],
+    *,
+    project: str,
+    home: str,
+    env: Mapping[str, str],
+    plans: dict[Any, Any],
+) -> Confinement | str:
+    """How ``command`` runs confined as ``wanted`` says, or why it cannot."""
+    if call.agent is not None and call.agent not in catalog.REWRITES:
+        return f"{call.agent}'s hook cannot change the command it runs"
+    found = backends.find(env)
+    if isinstance(found, str):
+        return found
+    sandbox = strictest(wanted)
+    where = call.workdir or call.cwd
+    key = (sandbox, guards, project, where)
+    if key not in plans:
+        try:
+            plans[key] = plan(sandbox, guards, project=project, cwd=where, home=home, env=env)
+        except Unconfinable as why:
+            plans[key] = str(why)
+    made = plans[key]
+    if isinstance(made, str):
+        return made
+    return Confinement(found.name, wrapped(found, made, command), made)

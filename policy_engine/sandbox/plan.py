@@ -1,0 +1,314 @@
+"""What a sandbox confines for one call, worked out from the policy's protections and the disk.
+
+The sandbox sees the whole file system read-only, and may write the project directory (and the
+directories a rule adds), and temporary directories of its own. Inside the writable directories,
+what pathProtection keeps from being written (or asked before) stays read-only, because what is
+written there runs later, unconfined: git metadata, the agents' settings, the engine's own files.
+Such a place that does not exist yet must not be created either: it is mounted as an empty
+read-only directory for the run (the backend makes the mount point; the wrapper removes it after).
+What pathProtection keeps from being read is hidden: an empty file or directory in its place.
+
+Exact places (``~/.ssh/``) are hidden wherever they are; patterns that float (``.env*``) are found by
+a bounded walk of the writable directories. A tree too large to walk, a project directory that
+holds the home directory, a protection that cannot be placed: the call cannot be confined, and the
+rule falls back to asking (``Unconfinable``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from fnmatch import translate
+
+from ..model import Action
+from ..paths import inside, normalize
+from ..protect import matches
+from ..record import Record
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from ..policy import Sandbox
+    from ..protect import Guard
+
+# Entries the walk of the writable directories looks at before it gives up (the call is then
+# asked). Larger than a command's search budget (protect.py): it runs once per confined call, and
+# a project with its dependencies installed (node_modules, .venv) holds tens of thousands.
+WALK_LIMIT = 200_000
+
+# Directories the sandbox replaces by empty ones of its own: shared temporary directories (what a
+# confined run leaves there must not be picked up later), and /run, which holds the sockets of
+# services that act for the user outside any sandbox (docker, the session bus, ssh-agent).
+TEMPORARY = ("/tmp", "/var/tmp", "/run")
+# Places the sandbox mounts afresh: a process list of its own (no other process's /proc/PID/root
+# or environ) and a minimal /dev.
+FRESH = ("/proc", "/dev")
+
+# Environment variables that look like credentials are not passed in: with no network, what the
+# code can still do with them is print them into the agent's context.
+SECRET_NAME = re.compile(
+    r"TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH", re.I
+)
+# Caches that tools write under the home directory go to the sandbox's temporary directory: a cache
+# written by confined code would be read by the same tools unconfined (a poisoned build cache).
+CACHES = (("XDG_CACHE_HOME", "/tmp/.cache"), ("npm_config_cache", "/tmp/.npm"))
+
+
+class Plan(Record):
+    """What to confine: ``writable`` directories (bound read-write); ``read_only`` paths inside them
+    (bound read-only again); ``blocked`` absent paths inside them that must not be created (an empty
+    read-only directory for the run), with ``created`` the directories the backend makes for them
+    (deepest first, removed after the run); ``hidden_files`` and ``hidden_directories`` (replaced by
+    empty ones); ``temporary`` (an empty directory of the sandbox's own); whether the ``network`` is
+    reachable; the environment variables ``unset`` and those set (``environment``); and the
+    ``shell`` that runs the command; ``floating`` the read-protected patterns that float (for a
+    backend that can match them by name) and ``visible`` the directories inside a temporary one that
+    stay as they are, read-only (a home directory under /tmp)."""
+
+    writable: tuple[str, ...]
+    read_only: tuple[str, ...]
+    blocked: tuple[str, ...]
+    created: tuple[str, ...]
+    hidden_files: tuple[str, ...]
+    hidden_directories: tuple[str, ...]
+    temporary: tuple[str, ...]
+    network: bool
+    unset: tuple[str, ...]
+    environment: tuple[tuple[str, str], ...]
+    shell: str
+    floating: tuple[str, ...] = ()
+    visible: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """One line for reasons: what the command may write and reach."""
+        where = ", ".join(self.writable)
+        net = "with network" if self.network else "no network"
+        return f"writes only {where} and temporary directories, protected paths hidden, {net}"
+
+
+class Unconfinable(Exception):
+    """Why this call cannot be confined (the rule then asks)."""
+
+
+def plan(
+    sandbox: Sandbox,
+    guards: Sequence[Guard],
+    *,
+    project: str,
+    cwd: str,
+    home: str,
+    env: Mapping[str, str],
+    limit: int = WALK_LIMIT,
+) -> Plan:
+    """The plan for a command run in ``cwd`` of ``project`` under the placed protections ``guards``."""
+    writable = tuple(dict.fromkeys([project, *(normalize(path, cwd, home) for path in sandbox.write)]))
+    for directory in writable:
+        _check_writable(directory, home, guards)
+    temporary = _temporary(env, writable, home)
+    visible = (home,) if any(inside(home, t) for t in temporary) else ()
+    if not any(inside(cwd, d) for d in (*writable, *visible)) and any(inside(cwd, t) for t in temporary):
+        raise Unconfinable(f"the working directory {cwd} lies in a temporary directory the sandbox replaces")
+    reads = [g for g in guards if g.entry.action >= Action.ASK and "read" in g.entry.senses]
+    writes = [g for g in guards if g.entry.action >= Action.ASK and "write" in g.entry.senses]
+    read_only, hidden = _walk(writable, reads, writes, limit)
+    placed = _placed_writes(writes, writable)
+    read_only += [path for path in placed if os.path.lexists(path)]
+    hidden += _placed_reads(reads, writable, temporary, visible, limit)
+    absent = [path for path in placed if not os.path.lexists(path)]
+    read_only = _outermost(read_only)
+    blocked = tuple(
+        path
+        for path in _outermost([*absent, *_blocked(writes, writable, cwd, read_only)])
+        if not _under_any(path, read_only, strict=False)
+    )
+    hidden = _outermost(hidden)
+    return Plan(
+        writable,
+        tuple(p for p in read_only if not _under_any(p, hidden, strict=True)),
+        blocked,
+        _created(blocked, writable),
+        tuple(p for p in hidden if not os.path.isdir(p)),
+        tuple(p for p in hidden if os.path.isdir(p)),
+        temporary,
+        sandbox.network,
+        tuple(sorted(name for name in env if SECRET_NAME.search(name))),
+        CACHES,
+        shutil.which("bash", path=env.get("PATH")) or "/bin/bash",
+        tuple(sorted({g.entry.pattern for g in reads if g.entry.anchor == "anywhere"})),
+        visible,
+    )
+
+
+def _check_writable(directory: str, home: str, guards: Sequence[Guard]) -> None:
+    if not os.path.isdir(directory):
+        raise Unconfinable(f"{directory}, which the sandbox would let it write, is not a directory")
+    if inside(home, directory):
+        what = "is the home directory" if directory == home else "holds the home directory"
+        raise Unconfinable(f"the directory it would write, {directory}, {what}")
+    for guard in guards:
+        entry = guard.entry
+        writes = entry.action >= Action.ASK and "write" in entry.senses
+        if writes and entry.anchor != "anywhere" and entry.exact and inside(directory, guard.place):
+            raise Unconfinable(f'{directory} lies in "{entry.pattern}", which pathProtection guards')
+
+
+def _temporary(env: Mapping[str, str], writable: tuple[str, ...], home: str) -> tuple[str, ...]:
+    """The temporary directories replaced: the shared ones that exist here, and $TMPDIR."""
+    found = [d for d in TEMPORARY if os.path.isdir(d) and not os.path.islink(d)]
+    tmpdir = env.get("TMPDIR")
+    if tmpdir and os.path.isabs(tmpdir) and os.path.isdir(tmpdir):
+        tmpdir = os.path.normpath(tmpdir)
+        if not any(inside(tmpdir, d) for d in (*found, *writable)) and not inside(home, tmpdir):
+            found.append(tmpdir)
+    return tuple(found)
+
+
+def _walk(
+    roots: tuple[str, ...], reads: list[Guard], writes: list[Guard], limit: int
+) -> tuple[list[str], list[str]]:
+    """The entries under the writable directories that a protection names: (write-protected ones,
+    read-protected ones). A matched directory is not walked further: all of it is bound."""
+    read_only: list[str] = []
+    hidden: list[str] = []
+    # Most entries match no pattern: one regex of the last path components the patterns can end in
+    # rules them out before each protection is tried on its own.
+    screen = _screen([*reads, *writes])
+    seen = 0
+    pending = list(roots)
+    while pending:
+        current = pending.pop()
+        try:
+            with os.scandir(current) as listing:
+                for item in listing:
+                    seen += 1
+                    if seen > limit:
+                        raise Unconfinable(
+                            f"{', '.join(roots)} holds more than {limit} entries: too many to find every "
+                            "protected path the sandbox must hide or keep read-only"
+                        )
+                    if screen is None or screen.fullmatch(item.name.lower()):
+                        # A hidden place is read-only too: reads first.
+                        if any(matches(g, item.path) for g in reads):
+                            hidden.append(_target(item.path) if item.is_symlink() else item.path)
+                            continue
+                        if any(matches(g, item.path) for g in writes):
+                            read_only.append(item.path)
+                            continue
+                    if item.is_dir(follow_symlinks=False):
+                        pending.append(item.path)
+        except OSError:
+            continue  # unreadable: the command cannot read it either
+    return read_only, [path for path in hidden if path]
+
+
+def _screen(guards: list[Guard]) -> re.Pattern[str] | None:
+    """A regex of the names an entry must have for one of ``guards`` to match it (lower-cased);
+    None when some pattern can end in any name."""
+    names = set()
+    for guard in guards:
+        last = guard.entry.pattern.rstrip("/").rsplit("/", 1)[-1]
+        if not last or last.startswith("**"):
+            return None
+        names.add(translate(last.lower()))
+    return re.compile("|".join(f"(?:{name})" for name in sorted(names))) if names else None
+
+
+def _target(link: str) -> str:
+    """Where a symbolic link leads, if anywhere: that is what must be hidden."""
+    target = os.path.realpath(link)
+    return target if os.path.exists(target) else ""
+
+
+def _placed_writes(writes: list[Guard], writable: tuple[str, ...]) -> list[str]:
+    """Write-protected places with a fixed directory inside the writable directories: the whole
+    directory stays read-only (what a pattern under it names is in it)."""
+    return [
+        g.place
+        for g in writes
+        if g.entry.anchor != "anywhere"
+        and g.place
+        and any(inside(g.place, d) and g.place != d for d in writable)
+    ]
+
+
+def _placed_reads(
+    reads: list[Guard],
+    writable: tuple[str, ...],
+    temporary: tuple[str, ...],
+    visible: tuple[str, ...],
+    limit: int,
+) -> list[str]:
+    """Read-protected places outside the walk of the writable directories: an exact one is hidden
+    whole; under a fixed directory, the entries the pattern names are."""
+    hidden: list[str] = []
+    for guard in reads:
+        entry, place = guard.entry, guard.place
+        if entry.anchor == "anywhere" or any(inside(place, d) for d in writable):
+            continue  # found by the walk
+        if any(inside(place, d) for d in (*FRESH, *temporary)) and not any(inside(place, v) for v in visible):
+            continue  # the sandbox mounts its own there
+        if entry.exact:
+            if os.path.lexists(place):
+                hidden.append(os.path.realpath(place) if os.path.islink(place) else place)
+            continue
+        if place in ("/", "") or (place == guard.base and entry.anchor != "absolute"):
+            raise Unconfinable(
+                f'pathProtection "{entry.pattern}" ({entry.origin}) names paths anywhere under {guard.base}: '
+                "too many places for the sandbox to hide"
+            )
+        if os.path.isdir(place):
+            named, _ = _walk((place,), [], [guard], limit)  # as "writes": every entry it names
+            hidden += named
+    return hidden
+
+
+def _blocked(
+    writes: list[Guard], writable: tuple[str, ...], cwd: str, read_only: list[str]
+) -> tuple[str, ...]:
+    """The write-protected names a project keeps at its top (``.git``, ``.claude``,
+    ``.github/hooks``) that do not exist in a writable directory or the working directory: what
+    confined code could create there to run unconfined later."""
+    tops = [d for d in writable] + (
+        [cwd] if cwd not in writable and any(inside(cwd, d) for d in writable) else []
+    )
+    names = dict.fromkeys(
+        literal
+        for g in writes
+        if g.entry.anchor in ("anywhere", "project")
+        and (literal := g.entry.pattern.removeprefix("**/").rstrip("/"))
+        and not any(c in literal for c in "*?[")
+    )
+    blocked: list[str] = []
+    for top in tops:
+        for name in names:
+            path = f"{top.rstrip('/')}/{name}"
+            if os.path.lexists(path) or _under_any(path, [*read_only, *blocked], strict=False):
+                continue
+            blocked.append(path)
+    return tuple(blocked)
+
+
+def _created(blocked: tuple[str, ...], writable: tuple[str, ...]) -> tuple[str, ...]:
+    """The directories the backend creates for ``blocked`` mount points, deepest first."""
+    created: set[str] = set()
+    for path in blocked:
+        while path not in writable and not os.path.lexists(path) and path != "/":
+            created.add(path)
+            path = os.path.dirname(path)
+    return tuple(sorted(created, key=lambda p: (-p.count("/"), p)))
+
+
+def _outermost(paths: Iterable[str]) -> list[str]:
+    """``paths`` without duplicates and without those inside another one of them, in order."""
+    unique = sorted(dict.fromkeys(paths), key=lambda p: (p.count("/"), p))
+    kept: list[str] = []
+    for path in unique:
+        if not _under_any(path, kept, strict=False):
+            kept.append(path)
+    return kept
+
+
+def _under_any(path: str, others: Iterable[str], *, strict: bool) -> bool:
+    return any(inside(path, other) and (not strict or path != other) for other in others)

@@ -1,0 +1,61 @@
+"""The command that runs a call confined, and the recognition of that command when it comes back.
+
+The rewritten command is the backend's command line with the call's command as its shell script,
+quoted once. Where the backend had to create mount points on the host (plan.created), the empty
+directories are removed after the run and the command's exit status is kept. The engine recognises
+its own wrapper by building it again: a command is ours when it is exactly what wrapping its
+script would make now (engine.py), never by its look alone.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+from ..record import Record
+from . import bwrap, seatbelt
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .backend import Backend
+    from .plan import Plan
+
+PROGRAMS = (bwrap.NAME, seatbelt.NAME)
+# The shell variable that carries the command's exit status past the removal of mount points.
+STATUS = "policy_engine_status"
+
+
+class Confinement(Record):
+    """How an allowed call runs: the ``backend`` (bwrap, sandbox-exec), the ``command`` that runs it
+    confined, and the ``plan`` it carries out. ``applied``: the call's command is that wrapper
+    already (it came back from an agent), so nothing is to change."""
+
+    backend: str
+    command: str
+    plan: Plan
+    applied: bool = False
+
+
+def wrapped(backend: Backend, plan: Plan, script: str) -> str:
+    """``script`` run by ``backend`` as ``plan`` says, as one bash command line."""
+    module = bwrap if backend.name == bwrap.NAME else seatbelt
+    text = f"{shlex.join(module.arguments(plan, backend.program))} {shlex.quote(script)}"
+    if plan.created:
+        made = " ".join(shlex.quote(path) for path in plan.created)
+        text += f"; {STATUS}=$?; rmdir -- {made} 2>/dev/null; (exit ${STATUS})"
+    return text
+
+
+def candidate(command: str) -> bool:
+    """Whether ``command`` may be one of our wrappers (cheap: its first word names a backend)."""
+    first = command.lstrip().split(" ", 1)[0]
+    return os.path.basename(first) in PROGRAMS
+
+
+def script_of(words: Sequence[str]) -> str | None:
+    """The script a backend's command line runs with ``bash -c`` (its last word), if it ends so."""
+    if len(words) >= 4 and os.path.basename(words[0]) in PROGRAMS and words[-2] == "-c":
+        return words[-1]
+    return None
