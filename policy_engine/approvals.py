@@ -335,7 +335,8 @@ def approve(
     with kept_unless_refused(paths, env):
         moved = migrate(env) if target == STORE else None  # changes no decision
         before = judge()
-        if concrete and before.action < Action.ASK:
+        # A call allowed only in a sandbox is approved to run unconfined (an approval has no sandbox).
+        if concrete and before.action < Action.ASK and before.sandbox is None:
             if before.decisive is not None and before.decisive.kind == "approval":
                 return False, before, moved
             raise ApprovalError(f"nothing to approve, it runs already: {before.reason}")

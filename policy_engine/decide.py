@@ -26,9 +26,10 @@ class Context(Record):
     """What a judgement depends on besides the atom: the agent's cwd (which ``$cwd`` names), the
     home directory, the project root, how to spell a directory (literal and symlink-resolved,
     memoized), the searches of the trees the call walks (one per call: files change between
-    calls), how to read a command's options as the shell knowledge says (None: as text only), and
+    calls), how to read a command's options as the shell knowledge says (None: as text only),
     the directory the call runs in when it is not the cwd (where a command that names no path is
-    judged)."""
+    judged), and whether rules that allow a command only in a sandbox apply (not where the call
+    cannot be confined: it is then judged as if they were not there)."""
 
     cwd: str
     home: str
@@ -37,6 +38,7 @@ class Context(Record):
     search: Search
     reader: Callable[[], Reader] | None = None
     workdir: str | None = None
+    sandboxes: bool = True
 
 
 class LayerJudge:
@@ -251,7 +253,10 @@ class LayerJudge:
             return Verdict(Action.ALLOW, "unrestricted", layer.name, atom, target), ()
         key, where = located
         policy = layer.policies[key]
-        winner, beaten, possible = self._book(key).match(atom, context.reader if atom.command else None)
+        book = self._book(key)
+        winner, beaten, possible = book.match(
+            atom, context.reader if atom.command else None, context.sandboxes
+        )
         if winner is None:
             verdict = Verdict(
                 policy.default_action,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from time import perf_counter
 
 from .analyze import atoms_of
@@ -24,7 +25,7 @@ from .tools import BASH, canonical_tool
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
     from typing import Any
 
     from .config.discover import Discovery
@@ -98,14 +99,6 @@ def _session_allowed(verdict: Verdict, session_id: str) -> Verdict:
     if verdict.action is not Action.ASK or verdict.kind == "protection":
         return verdict
     return verdict._replace(action=Action.ALLOW, kind="session", detail=f"session {session_id}")
-
-
-def _unconfined(verdict: Verdict, why: str) -> Verdict:
-    """A rule's allow that holds only in a sandbox, where there is none: an ask that says why."""
-    rule = verdict.rule
-    if verdict.action is not Action.ALLOW or rule is None or rule.sandbox is None:
-        return verdict
-    return verdict._replace(action=Action.ASK, detail=f"allowed only in a sandbox, and {why}")
 
 
 def _blocks_in_every_mode(verdict: Verdict) -> bool:
@@ -224,31 +217,25 @@ class Engine:
             self._command_reader,
             call.workdir,
         )
-        verdicts: list[Verdict] = []
         troubles: list[str] = []  # what went wrong with the state store, for the reason
-        for atom in atoms_of(call, self.home, self._shell, agent_tool):
-            found = [verdict for judge in self._judges for verdict in judge.judge(atom, context)]
-            # Only an ask can be allowed for the session: an atom without one never opens the store.
-            asks = any(v.action is Action.ASK and v.kind != "protection" for v in found)
-            if (
-                asks
-                and call.session_id
-                and self._session_allows(call.session_id, atom_key(atom, call.workdir or cwd), troubles)
-            ):
-                found = [_session_allowed(verdict, call.session_id) for verdict in found]
-            verdicts += found
+        atoms = atoms_of(call, self.home, self._shell, agent_tool)
+        verdicts = self._judge(atoms, call, context, troubles)
         decisive = combine(verdicts)
         action = decisive.action if decisive is not None else Action.ALLOW
-        sandbox = None
+        sandbox = unconfined = None
         if action is Action.ALLOW and self.mode == "enforce" and tool == BASH:
-            sandbox, verdicts = self._confine(call, verdicts, context, recheck)
-            decisive = combine(verdicts)
-            action = decisive.action if decisive is not None else Action.ALLOW
+            sandbox, unconfined = self._confine(call, verdicts, context, recheck)
+            if unconfined is not None:  # judged as if no rule allowed it in a sandbox
+                verdicts = self._judge(atoms, call, context._replace(sandboxes=False), troubles)
+                decisive = combine(verdicts)
+                action = decisive.action if decisive is not None else Action.ALLOW
         message = decisive.message if decisive is not None and action is Action.NUDGE else None
         consequence = self._consequence(decisive, action, call)
         text = reason(action, decisive, call, verdicts, consequence=consequence)
         if sandbox is not None:
             text += f" It runs in a sandbox ({sandbox.backend}): {sandbox.plan.describe()}."
+        elif unconfined is not None:
+            text += f" (A rule allows it in a sandbox, but {unconfined}.)"
         judged = breaker = None
         if self.mode != "enforce":  # only pathProtection and managed denies still block
             judged, decisive = action, combine([v for v in verdicts if _blocks_in_every_mode(v)])
@@ -284,22 +271,40 @@ class Engine:
         )
         return decision
 
+    def _judge(
+        self, atoms: Sequence[Atom], call: ToolCall, context: Context, troubles: list[str]
+    ) -> list[Verdict]:
+        """Every layer's verdicts on every atom, with the asks the person allowed for the session."""
+        verdicts: list[Verdict] = []
+        for atom in atoms:
+            found = [verdict for judge in self._judges for verdict in judge.judge(atom, context)]
+            # Only an ask can be allowed for the session: an atom without one never opens the store.
+            asks = any(v.action is Action.ASK and v.kind != "protection" for v in found)
+            if (
+                asks
+                and call.session_id
+                and self._session_allows(call.session_id, atom_key(atom, call.workdir or call.cwd), troubles)
+            ):
+                found = [_session_allowed(verdict, call.session_id) for verdict in found]
+            verdicts += found
+        return verdicts
+
     def _confine(
         self, call: ToolCall, verdicts: list[Verdict], context: Context, recheck: bool
-    ) -> tuple[Confinement | None, list[Verdict]]:
-        """How an allowed bash call runs when a rule allows it only in a sandbox, and the verdicts:
-        where it cannot be confined (no backend, an agent that cannot run a changed command, a
-        project the sandbox cannot hold), those rules ask instead, saying why."""
+    ) -> tuple[Confinement | None, str | None]:
+        """How an allowed bash call runs when a rule allows it only in a sandbox (None: no rule
+        asks for one), or why it cannot be confined (no backend, an agent that cannot run a changed
+        command, a project the sandbox cannot hold): the call is then judged without those rules."""
         wanted = [
             v.rule.sandbox
             for v in verdicts
             if v.action is Action.ALLOW and v.rule is not None and v.rule.sandbox is not None
         ]
         if not wanted:
-            return None, verdicts
+            return None, None
         from .sandbox.confine import confinement
 
-        command = call.input.get("command")
+        command = call.input.get("command") if isinstance(call.input, Mapping) else None
         found = confinement(
             wanted,
             command if isinstance(command, str) else "",
@@ -311,13 +316,15 @@ class Engine:
             plans=self._plans,
         )
         if isinstance(found, str):
-            return None, [_unconfined(v, found) for v in verdicts]
+            return None, found
         if recheck:
             again = self._decide(call._replace(input={**call.input, "command": found.command}), recheck=False)
             if again.action is not Action.ALLOW or again.sandbox is None or not again.sandbox.applied:
-                why = f"the confined command did not pass its own check ({again.action}: {again.reason})"
-                return None, [_unconfined(v, why) for v in verdicts]
-        return found, verdicts
+                return (
+                    None,
+                    f"the confined command did not pass its own check ({again.action}: {again.reason})",
+                )
+        return found, None
 
     def _already_confined(self, call: ToolCall) -> Decision | None:
         """The decision for a command that is our own sandbox wrapper around a script: the script's,
@@ -325,7 +332,7 @@ class Engine:
         command; None for any other command (judged as it is)."""
         from .sandbox.wrap import candidate, script_of
 
-        command = call.input.get("command")
+        command = call.input.get("command") if isinstance(call.input, Mapping) else None
         if not isinstance(command, str) or not candidate(command):
             return None
         atoms = self._shell(command, call.workdir or call.cwd)

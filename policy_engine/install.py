@@ -420,6 +420,30 @@ def doctor(
         checks += found
         checks += _run_checks(agent, command or hook_command(agent, scope), cwd, runner)
         checks.append(_version_check(agent, env, runner))
+    return checks + _sandbox_checks(agents, env)
+
+
+def _sandbox_checks(agents: Sequence[str], env: Mapping[str, str]) -> list[Check]:
+    """Whether rules that allow a command only in a sandbox (the default's $project-tasks) can run
+    it confined here, and under which of ``agents`` they ask instead. Never a failure: without a
+    sandbox those rules ask, which is safe, only slower."""
+    from .agents.catalog import REWRITES
+    from .sandbox.backend import find
+
+    found = find({**os.environ, **env})
+    if isinstance(found, str):
+        fix = "install bubblewrap (apt install bubblewrap)" if sys.platform.startswith("linux") else None
+        detail = f"{found}: commands allowed only in a sandbox (tests, builds: $project-tasks) are asked"
+        checks = [Check("sandbox", True, detail, fix, warning=True)]
+    else:
+        detail = (
+            f"{found.name} ({found.program}) runs here: $project-tasks and other sandboxed rules run confined"
+        )
+        checks = [Check("sandbox", True, detail, None)]
+    for agent in agents:
+        if agent not in REWRITES:
+            detail = f"{agent}'s hook cannot change a command: commands allowed only in a sandbox are asked"
+            checks.append(Check(f"{agent}: sandbox", True, detail, None, warning=True))
     return checks
 
 

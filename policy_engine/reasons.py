@@ -49,8 +49,6 @@ def why(verdict: Verdict) -> str:
         rule = verdict.rule
         preset = f" (from {rule.preset})" if rule.preset else ""
         text = f'rule {rule.label()}{preset} of policy "{verdict.policy}" ({rule.origin})'
-        if rule.sandbox is not None and verdict.detail:  # why it asks although it allows
-            text += f", {verdict.detail}"
     elif verdict.kind == "approval" and verdict.rule is not None:
         text = f'approval {verdict.rule.label()} for policy "{verdict.policy}" ({verdict.rule.origin})'
     elif verdict.kind == "session":

@@ -172,11 +172,14 @@ class RuleBook:
             found = self._explicit[tool] = () if entry is None else tuple(self.rules[p] for p in entry[0])
         return found
 
-    def match(self, atom: Atom, reader: Callable[[], Reader] | None = None) -> RuleMatch:
+    def match(
+        self, atom: Atom, reader: Callable[[], Reader] | None = None, sandboxes: bool = True
+    ) -> RuleMatch:
         """The winning rule for ``atom`` and the other rules that matched it.
 
         A rule with a command pattern matches only commands; a readOnly rule only atoms that
-        provably read and nothing else. With a ``reader`` (what gives the shell knowledge's reader,
+        provably read and nothing else; a rule that allows a command only in a sandbox, only where
+        ``sandboxes`` are possible. With a ``reader`` (what gives the shell knowledge's reader,
         asked only when a restrictive rule's text does not match), restrictive rules also match by
         options (see the class).
         """
@@ -190,7 +193,7 @@ class RuleBook:
         by_options: list[CompiledRule] = []
         possible: list[CompiledRule] = []
         for rule in tool_rules.candidates(command):
-            if rule.read_only and not read_only:
+            if (rule.read_only and not read_only) or (rule.sandbox is not None and not sandboxes):
                 continue
             if rule.pattern is None or glob_matches(rule.pattern, command):  # type: ignore[arg-type]
                 matched.append(rule)

@@ -227,7 +227,7 @@ CASES = [
             '"$toString"',
             "policies.p.rules[0]",
             'unknown preset "$toString"',
-            "known presets: $file-ops, $interpreters, $safe-bash",
+            "known presets: $file-ops, $interpreters, $project-tasks, $safe-bash",
         ),
         id="prototype-name-as-preset",
     ),

@@ -65,12 +65,12 @@ def test_presets_lists_the_default_and_every_preset(sandbox: Sandbox) -> None:
     assert any(line.startswith("  policy project: defaultAction ask;") for line in lines)
     assert "  paths no location of yours covers: $cwd -> project, else elsewhere" in lines
     assert any(line.startswith("  pathProtection: ~/.ssh/ deny") for line in lines)
-    for name in ("$safe-bash", "$file-ops", "$interpreters"):
+    for name in ("$safe-bash", "$file-ops", "$interpreters", "$project-tasks"):
         assert any(line.startswith(f"{name}: ") for line in lines), name
     every = sandbox.run("presets", "safe-bash").stdout.splitlines()
     assert "git status" in every and len(every) > 600
     data = json.loads(sandbox.run("presets", "--json").stdout)
-    assert set(data) == {"default", "$safe-bash", "$file-ops", "$interpreters"}
+    assert set(data) == {"default", "$safe-bash", "$file-ops", "$interpreters", "$project-tasks"}
     assert data["$file-ops"]["readOnly"] is False
     assert sandbox.run("presets", "default").stdout.startswith("// The embedded default")
     unknown = sandbox.run("presets", "nope")

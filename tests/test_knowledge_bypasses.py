@@ -122,8 +122,9 @@ REFUSED: list[tuple[str, str, Action, str]] = [
     (S, "go test ./... -args -test.coverprofile=.claude/settings.json", Action.DENY, ".claude/settings.json"),
     (S, "go test -exec 'rm -rf' ./...", Action.ASK, "go -exec"),
     (S, "go test -toolexec=/tmp/evil ./...", Action.ASK, "go -toolexec"),
-    (D, "go build -toolexec /tmp/evil ./...", Action.ASK, "go -toolexec"),
-    (D, "go build -ldflags='-linkmode=external -extld=/tmp/evil' .", Action.ASK, "external linker"),
+    # (Under the default, go build runs only confined, whatever it runs: test_sandbox.py.)
+    (S, "go build -toolexec /tmp/evil ./...", Action.ASK, "go -toolexec"),
+    (S, "go build -ldflags='-linkmode=external -extld=/tmp/evil' .", Action.ASK, "external linker"),
     (S, "cargo build --config 'build.rustc-wrapper=\"/tmp/evil\"'", Action.ASK, "cargo --config"),
     (S, "cargo test --config target.x.runner=/tmp/evil", Action.ASK, "cargo --config"),
     (S, "cargo --config build.rustc-wrapper=/tmp/evil build", Action.ASK, "cargo --config"),

@@ -49,6 +49,9 @@ def engine_for(config: str, cache: Path) -> Engine:
             "XDG_CACHE_HOME": str(cache),
             "XDG_DATA_HOME": str(cache / "data"),
             "PATH": os.environ.get("PATH", ""),
+            # The corpus pins what the analysis and the rules decide, the same on every machine:
+            # what a sandbox changes of it is test_sandbox.py's and the agent workload's.
+            "POLICY_ENGINE_SANDBOX": "0",
         }
         _engines[key] = Engine(str(CORPUS / "configs" / f"{config}.jsonc"), cwd="/p", env=env)
     return _engines[key]

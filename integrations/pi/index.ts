@@ -101,6 +101,8 @@ interface Answer {
   action: Action;
   reason: string;
   message: string | null;
+  /** For an allow that holds only in a sandbox: the confined command to run instead. */
+  command: string | null;
 }
 
 type Verdict = { ok: true; answer: Answer } | { ok: false; failure: string };
@@ -192,6 +194,7 @@ export function parseAnswer(stdout: string): Answer | string {
     action: fields.action as Action,
     reason: typeof fields.reason === "string" ? fields.reason : "",
     message: typeof fields.message === "string" ? fields.message : null,
+    command: typeof fields.command === "string" ? fields.command : null,
   };
 }
 
@@ -278,7 +281,16 @@ export function createExtension(options: Options = {}): (pi: PiAPI) => void {
         if (!verdict.ok) {
           return { block: true, reason: `[policy-engine] The policy engine failed, so ${tool} is blocked: ${verdict.failure}` };
         }
-        const { action, reason, message } = verdict.answer;
+        const { action, reason, message, command } = verdict.answer;
+        if (command !== null) {
+          // Allowed only confined: pi runs the input object its handlers were given, so the
+          // command is changed in place (a new object would be ignored). Anything else: blocked.
+          if (action !== "allow" || tool !== "bash" || typeof event.input !== "object" || event.input === null) {
+            return { block: true, reason: `[policy-engine] The policy engine answered a confined command pi cannot run here, so ${tool} is blocked` };
+          }
+          event.input.command = command;
+          return undefined;
+        }
         switch (action) {
           case "allow":
           case "log":

@@ -26,6 +26,7 @@ from .protocol import (
     json_reply,
     no_outcome,
     proceed,
+    rewritten,
     tool_event,
 )
 
@@ -128,6 +129,9 @@ def answer(decision: Decision, event: HookEvent) -> Reply:
     else:
         output["permissionDecision"] = str(decision.action)
     output["permissionDecisionReason"] = reason
+    confined = rewritten(decision, event)
+    if confined is not None:
+        output["updatedInput"] = confined
     return json_reply({"hookSpecificOutput": output})
 
 

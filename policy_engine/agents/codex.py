@@ -34,6 +34,7 @@ from .protocol import (
     json_reply,
     no_outcome,
     proceed,
+    rewritten,
     tool_event,
 )
 
@@ -116,6 +117,10 @@ def answer(decision: Decision, event: HookEvent) -> Reply:
         return json_reply(
             {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": context}}
         )
+    confined = rewritten(decision, event)
+    if confined is not None:  # allow is accepted only with updatedInput (and needed: else it runs as it was)
+        output = {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": confined}
+        return json_reply({"hookSpecificOutput": output | {"permissionDecisionReason": decision.reason}})
     return json_reply({})
 
 

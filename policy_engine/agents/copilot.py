@@ -27,6 +27,7 @@ from .protocol import (
     json_reply,
     no_outcome,
     proceed,
+    rewritten,
     unknown_fields,
 )
 
@@ -134,6 +135,9 @@ def answer(decision: Decision, event: HookEvent) -> Reply:
     }
     if action is Action.NUDGE:
         reply["additionalContext"] = decision.message or decision.reason
+    confined = rewritten(decision, event)
+    if confined is not None:
+        reply["modifiedArgs"] = confined
     return json_reply(reply)
 
 

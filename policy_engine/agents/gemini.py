@@ -27,6 +27,7 @@ from .protocol import (
     fields_of,
     json_reply,
     proceed,
+    rewritten,
     tool_event,
 )
 
@@ -160,6 +161,9 @@ def answer(decision: Decision, event: HookEvent) -> Reply:
     if action is Action.DENY:
         return json_reply({"decision": "deny", "reason": decision.reason})
     reply: dict[str, Any] = {"decision": "allow", "reason": decision.reason}
+    confined = rewritten(decision, event)
+    if confined is not None:
+        reply["hookSpecificOutput"] = {"hookEventName": "BeforeTool", "tool_input": confined}
     if action is Action.NUDGE:
         reply["systemMessage"] = decision.message or decision.reason  # for the person; the model
         # gets it after the tool (outcome)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..model import Decision, ToolCall
-from .protocol import BLOCK, HookEvent, Reply, field, fields_of, json_reply, unknown_fields
+from .protocol import BLOCK, HookEvent, Reply, field, fields_of, json_reply, rewritten, unknown_fields
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
@@ -65,9 +65,11 @@ def read(payload: Mapping[str, Any]) -> HookEvent:
 
 
 def answer(decision: Decision, event: HookEvent) -> Reply:
-    return json_reply(
-        {"action": str(decision.action), "reason": decision.reason, "message": decision.message}
-    )
+    reply = {"action": str(decision.action), "reason": decision.reason, "message": decision.message}
+    confined = rewritten(decision, event)
+    if confined is not None:
+        reply["command"] = confined["command"]  # the extension sets the tool's command to it
+    return json_reply(reply)
 
 
 def outcome(event: HookEvent, note: str | None) -> Reply:

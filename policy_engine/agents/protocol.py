@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from ..model import ToolCall
+from ..model import Action, ToolCall
 from ..record import Record
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from typing import Any
+
+    from ..model import Decision
 
 # The blocking exit status of Claude Code, Codex, Gemini CLI and Copilot CLI: the call is refused
 # and stderr is the reason. Any other non-zero status is a "non-blocking error" there (Gemini CLI:
@@ -84,6 +86,16 @@ class Check(Record):
     detail: str
     fix: str | None
     warning: bool = False
+
+
+def rewritten(decision: Decision, event: HookEvent) -> dict[str, Any] | None:
+    """The tool input to run instead, whole (every agent replaces the input it is given, none merges
+    it): the call's own with the sandbox's confined command, when an allow holds only confined;
+    None when the call runs as it came."""
+    sandbox = decision.sandbox
+    if decision.action is not Action.ALLOW or sandbox is None or sandbox.applied:
+        return None
+    return {**event.call.input, "command": sandbox.command}
 
 
 def json_reply(data: Mapping[str, Any], status: int = 0, stderr: str = "") -> Reply:

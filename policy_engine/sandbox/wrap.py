@@ -1,7 +1,7 @@
 """The command that runs a call confined, and the recognition of that command when it comes back.
 
 The rewritten command is the backend's command line with the call's command as its shell script,
-quoted once. Where the backend had to create mount points on the host (plan.created), the empty
+quoted once. Where bubblewrap had to create mount points on the host (plan.created), the empty
 directories are removed after the run and the command's exit status is kept. The engine recognises
 its own wrapper by building it again: a command is ours when it is exactly what wrapping its
 script would make now (engine.py), never by its look alone.
@@ -42,7 +42,7 @@ def wrapped(backend: Backend, plan: Plan, script: str) -> str:
     """``script`` run by ``backend`` as ``plan`` says, as one bash command line."""
     module = bwrap if backend.name == bwrap.NAME else seatbelt
     text = f"{shlex.join(module.arguments(plan, backend.program))} {shlex.quote(script)}"
-    if plan.created:
+    if plan.created and module is bwrap:  # Seatbelt denies a path without a mount point for it
         made = " ".join(shlex.quote(path) for path in plan.created)
         text += f"; {STATUS}=$?; rmdir -- {made} 2>/dev/null; (exit ${STATUS})"
     return text

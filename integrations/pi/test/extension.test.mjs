@@ -162,6 +162,25 @@ describe("actions", () => {
     });
   }
 
+  test("allow with a confined command: the tool's own input gets it, and the tool runs", async () => {
+    const { pi } = setup({ code: 0, stdout: JSON.stringify({ action: "allow", reason: "sandboxed", message: null, command: "bwrap -- bash -c 'make test'" }) });
+    const input = { command: "make test", timeout: 60 };
+    const call = { toolName: "bash", toolCallId: "t1", input };
+    assert.equal(await pi.toolCall(call, fakeCtx()), undefined);
+    assert.equal(call.input, input, "the same object, changed in place");
+    assert.deepEqual(input, { command: "bwrap -- bash -c 'make test'", timeout: 60 });
+  });
+
+  test("a confined command with another action or tool: blocked, the input unchanged", async () => {
+    for (const [action, toolName] of [["ask", "bash"], ["allow", "write"]]) {
+      const { pi } = setup({ code: 0, stdout: JSON.stringify({ action, reason: "r", message: null, command: "bwrap x" }) });
+      const input = { command: "make test" };
+      const result = await pi.toolCall({ toolName, toolCallId: "t1", input }, fakeCtx({ hasUI: false }));
+      assert.equal(result.block, true);
+      assert.deepEqual(input, { command: "make test" });
+    }
+  });
+
   test("deny: blocked with the engine's reason", async () => {
     const { pi } = setup(answer("deny", "rm -rf is denied in ~/p (policy work)"));
     assert.deepEqual(await pi.toolCall(BASH, fakeCtx()), { block: true, reason: "rm -rf is denied in ~/p (policy work)" });
