@@ -234,6 +234,9 @@ class Engine:
         text = reason(action, decisive, call, verdicts, consequence=consequence)
         if sandbox is not None:
             text += f" It runs in a sandbox ({sandbox.backend}): {sandbox.plan.describe()}."
+        elif decisive is not None and decisive.rule is not None and decisive.rule.sandbox is not None:
+            if action is Action.ALLOW and unconfined is None:
+                text += " It is proven to only read: it runs as it is, no sandbox needed."
         elif unconfined is not None:
             text += f" (A rule allows it in a sandbox, but {unconfined}.)"
         judged = breaker = None
@@ -295,10 +298,14 @@ class Engine:
         """How an allowed bash call runs when a rule allows it only in a sandbox (None: no rule
         asks for one), or why it cannot be confined (no backend, an agent that cannot run a changed
         command, a project the sandbox cannot hold): the call is then judged without those rules."""
+        # An atom the analysis proves only reads needs no sandbox (`tsc --version`).
         wanted = [
             v.rule.sandbox
             for v in verdicts
-            if v.action is Action.ALLOW and v.rule is not None and v.rule.sandbox is not None
+            if v.action is Action.ALLOW
+            and v.rule is not None
+            and v.rule.sandbox is not None
+            and not v.atom.read_only
         ]
         if not wanted:
             return None, None

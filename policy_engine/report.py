@@ -119,8 +119,9 @@ def sandbox_json(confinement: Confinement, *, full: bool = True) -> dict[str, An
         data.update(
             read_only=list(plan.read_only),
             not_created=list(plan.blocked),
-            hidden=[*plan.hidden_files, *plan.hidden_directories],
+            hidden=[*plan.sockets, *plan.hidden_files, *plan.hidden_directories],
             temporary=list(plan.temporary),
+            emptied=list(plan.replaced),
             unset=list(plan.unset),
         )
     return data
@@ -167,10 +168,12 @@ def _sandbox_lines(confinement: Confinement) -> list[str]:
     plan = confinement.plan
     lines = [f"sandbox: {confinement.backend}, {'with' if plan.network else 'no'} network"]
     lines += [f"  writes  {path}" for path in plan.writable]
-    lines += [f"  fresh   {path}" for path in plan.temporary]
+    lines += [f"  writes  {path}  (temporary)" for path in plan.temporary]
+    lines += [f"  writes  {path}  (its own cache)" for path in plan.cache]
+    lines += [f"  empty   {path}" for path in plan.replaced]
     lines += [f"  read-only {path}" for path in plan.read_only]
     lines += [f"  not created {path}" for path in plan.blocked]
-    lines += [f"  hidden  {path}" for path in (*plan.hidden_files, *plan.hidden_directories)]
+    lines += [f"  hidden  {path}" for path in (*plan.sockets, *plan.hidden_files, *plan.hidden_directories)]
     if plan.unset:
         lines.append(f"  unset   {' '.join(plan.unset)}")
     if confinement.applied:

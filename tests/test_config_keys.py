@@ -175,7 +175,12 @@ def test_bare_preset_entry_means_allow_bash(sandbox: Sandbox) -> None:
 
 def test_shipped_safe_bash_keeps_pi_controls_read_only_patterns() -> None:
     presets = load_presets()
-    assert [name for name, _ in preset_files()] == ["$file-ops", "$interpreters", "$project-tasks", "$safe-bash"]
+    assert [name for name, _ in preset_files()] == [
+        "$file-ops",
+        "$interpreters",
+        "$project-tasks",
+        "$safe-bash",
+    ]
     safe = presets["$safe-bash"]
     assert len(safe.patterns) == len(set(safe.patterns))
     assert safe.readOnly

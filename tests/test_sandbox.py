@@ -153,6 +153,37 @@ def test_a_test_run_is_allowed_confined_and_every_escape_fails(machine: Sandbox,
 
 
 @needs_sandbox
+def test_temporary_files_are_shared_and_their_sockets_hidden(sandbox: Sandbox) -> None:
+    """A report written to /tmp is there for the next command; a service's socket in /tmp (tmux,
+    X11, ssh-agent: they run commands for the user unconfined) cannot be reached."""
+    project = sandbox.project("p")
+    report = Path(f"/tmp/policy-engine-test-report-{uuid.uuid4().hex}.txt")
+    service = Path(f"/tmp/policy-engine-test-service-{uuid.uuid4().hex}")
+    service.mkdir()
+    listening = socket.socket(socket.AF_UNIX)
+    listening.bind(str(service / "sock"))
+    listening.listen()
+    script = (
+        "import socket, sys; open(sys.argv[1], 'w').write('report')\n"
+        "s = socket.socket(socket.AF_UNIX)\n"
+        "try:\n    s.connect(sys.argv[2]); print('reached')\nexcept OSError as e: print('refused', e)\n"
+    )
+    (project / "probe.py").write_text(script)
+    try:
+        line = f"python3 probe.py {report} {service / 'sock'}"
+        confined = _answer(sandbox, "claude", project, line)["hookSpecificOutput"]["updatedInput"]["command"]
+        done = subprocess.run(
+            ["bash", "-c", confined], cwd=project, env=sandbox.env, capture_output=True, text=True
+        )
+        assert report.read_text() == "report", done.stderr
+        assert "refused" in done.stdout and "reached" not in done.stdout
+    finally:
+        listening.close()
+        shutil.rmtree(service, ignore_errors=True)
+        report.unlink(missing_ok=True)
+
+
+@needs_sandbox
 def test_the_exit_status_survives_the_wrapper(machine: Sandbox) -> None:
     project = _project(machine)
     (project / "Makefile").write_text("test:\n\texit 3\n")
@@ -273,6 +304,15 @@ def test_our_wrapper_coming_back_runs_as_it_is_and_a_forged_one_is_asked(sandbox
         decision = engine.evaluate(ToolCall("bash", {"command": command}, str(project)))
         assert decision.action >= Action.ASK, command
         assert decision.sandbox is None
+
+
+def test_a_command_proven_to_only_read_needs_no_sandbox(sandbox: Sandbox) -> None:
+    project = sandbox.project("p")
+    engine = sandbox.engine(cwd=project)
+    for command in ("tsc --version", "python3 -c 'import sys; print(sys.version)'"):
+        decision = engine.evaluate(ToolCall("bash", {"command": command}, str(project)))
+        assert decision.action is Action.ALLOW and decision.sandbox is None, decision.reason
+        assert "no sandbox needed" in decision.reason
 
 
 def test_check_json_and_the_decision_log_show_the_sandbox(sandbox: Sandbox) -> None:

@@ -1,12 +1,13 @@
 """The Linux backend: a bubblewrap (``bwrap``) command line that carries out a plan.
 
 The new root is the host's, read-only; then, in order (a later mount covers an earlier one): a
-fresh /dev and /proc (in a PID namespace of its own, so /proc shows no process outside), empty
-temporary directories, the writable directories bound read-write, the protected places inside them
-bound read-only again (or, absent, an empty read-only directory), and the read-protected ones
-covered by an empty file or directory. Every namespace is unshared (the network too unless the plan
-allows it), ``--new-session`` keeps the code from typing into the agent's terminal (TIOCSTI), and
-``--die-with-parent`` ends it with the agent's shell.
+fresh /dev and /proc (in a PID namespace of its own, so /proc shows no process outside), the
+temporary directories bound read-write, /run empty, the sockets in the temporary directories
+covered, a home directory under /tmp read-only again, the writable directories bound read-write,
+the protected places inside them bound read-only again (or, absent, an empty read-only directory),
+and the read-protected ones covered by an empty file or directory. Every namespace is unshared
+(the network too unless the plan allows it), ``--new-session`` keeps the code from typing into the
+agent's terminal (TIOCSTI), and ``--die-with-parent`` ends it with the agent's shell.
 """
 
 from __future__ import annotations
@@ -27,24 +28,37 @@ def arguments(plan: Plan, program: str) -> list[str]:
         args.append("--share-net")
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for directory in plan.temporary:
+        args += ["--bind", directory, directory]
+    for directory in plan.replaced:
         args += ["--tmpfs", directory]
-    for directory in plan.visible:
-        args += ["--ro-bind", directory, directory]
     if plan.network:
         args += _resolver(plan)
-    for directory in plan.writable:
+    args += _hiding(plan.sockets)
+    for directory in plan.visible:
+        args += ["--ro-bind", directory, directory]
+    for directory in (*plan.writable, *plan.cache):
         args += ["--bind", directory, directory]
     for path in plan.read_only:
         args += ["--ro-bind", path, path]
-    for path in (*plan.blocked, *plan.hidden_directories):
+    for path in plan.blocked:
         args += ["--tmpfs", path, "--remount-ro", path]
-    for path in plan.hidden_files:
-        args += ["--ro-bind", "/dev/null", path]
+    args += _hiding((*plan.hidden_directories, *plan.hidden_files))
     for name in plan.unset:
         args += ["--unsetenv", name]
     for name, value in plan.environment:
         args += ["--setenv", name, value]
     return [*args, "--", plan.shell, "-c"]
+
+
+def _hiding(paths: tuple[str, ...]) -> list[str]:
+    """Each path covered: a directory by an empty read-only one, anything else by /dev/null."""
+    args: list[str] = []
+    for path in paths:
+        if os.path.isdir(path) and not os.path.islink(path):
+            args += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            args += ["--ro-bind", "/dev/null", path]
+    return args
 
 
 def _resolver(plan: Plan) -> list[str]:
@@ -54,7 +68,7 @@ def _resolver(plan: Plan) -> list[str]:
     if (
         real != "/etc/resolv.conf"
         and os.path.exists(real)
-        and any(real.startswith(directory.rstrip("/") + "/") for directory in plan.temporary)
+        and any(real.startswith(directory.rstrip("/") + "/") for directory in plan.replaced)
     ):
         return ["--ro-bind", real, real]
     return []

@@ -1,7 +1,7 @@
 """What a sandbox confines for one call, worked out from the policy's protections and the disk.
 
 The sandbox sees the whole file system read-only, and may write the project directory (and the
-directories a rule adds), and temporary directories of its own. Inside the writable directories,
+directories a rule adds), and the temporary directories. Inside the writable directories,
 what pathProtection keeps from being written (or asked before) stays read-only, because what is
 written there runs later, unconfined: git metadata, the agents' settings, the engine's own files.
 Such a place that does not exist yet must not be created either: it is mounted as an empty
@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 from fnmatch import translate
 
 from ..model import Action
@@ -38,10 +39,13 @@ if TYPE_CHECKING:
 # a project with its dependencies installed (node_modules, .venv) holds tens of thousands.
 WALK_LIMIT = 200_000
 
-# Directories the sandbox replaces by empty ones of its own: shared temporary directories (what a
-# confined run leaves there must not be picked up later), and /run, which holds the sockets of
-# services that act for the user outside any sandbox (docker, the session bus, ssh-agent).
-TEMPORARY = ("/tmp", "/var/tmp", "/run")
+# Temporary directories: shared with the user, written like the project (a test's report in /tmp is
+# read by the next command), but the sockets of services that act for the user unconfined (tmux,
+# X11, ssh-agent) hidden. /run, which holds the others (docker, the session bus), is replaced by an
+# empty directory.
+TEMPORARY = ("/tmp", "/var/tmp")
+REPLACED = ("/run",)
+SOCKET_SCAN = 4000  # entries of a temporary directory (two levels deep) looked at for sockets
 # Places the sandbox mounts afresh: a process list of its own (no other process's /proc/PID/root
 # or environ) and a minimal /dev.
 FRESH = ("/proc", "/dev")
@@ -51,9 +55,10 @@ FRESH = ("/proc", "/dev")
 SECRET_NAME = re.compile(
     r"TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH", re.I
 )
-# Caches that tools write under the home directory go to the sandbox's temporary directory: a cache
-# written by confined code would be read by the same tools unconfined (a poisoned build cache).
-CACHES = (("XDG_CACHE_HOME", "/tmp/.cache"), ("npm_config_cache", "/tmp/.npm"))
+# Caches that tools write under the home directory (a build cache, npm's) go to a directory of the
+# sandbox's own: what confined code writes there must not be read later by the same tools unconfined.
+CACHE = ".cache/policy-engine-sandbox"
+CACHES = (("XDG_CACHE_HOME", ""), ("npm_config_cache", "npm"))
 
 
 class Plan(Record):
@@ -61,11 +66,13 @@ class Plan(Record):
     (bound read-only again); ``blocked`` absent paths inside them that must not be created (an empty
     read-only directory for the run), with ``created`` the directories the backend makes for them
     (deepest first, removed after the run); ``hidden_files`` and ``hidden_directories`` (replaced by
-    empty ones); ``temporary`` (an empty directory of the sandbox's own); whether the ``network`` is
-    reachable; the environment variables ``unset`` and those set (``environment``); and the
-    ``shell`` that runs the command; ``floating`` the read-protected patterns that float (for a
-    backend that can match them by name) and ``visible`` the directories inside a temporary one that
-    stay as they are, read-only (a home directory under /tmp)."""
+    empty ones); ``temporary`` directories (written, shared) and ``replaced`` ones (empty, of its
+    own); whether the ``network`` is reachable; the environment variables ``unset`` and those set
+    (``environment``); the ``shell`` that runs the command; ``floating``, the read-protected
+    patterns that float (for a backend that matches them by name); ``visible``, the directories
+    inside a temporary one that stay read-only (a home directory under /tmp); ``sockets``, those
+    hidden in the temporary directories (a socket, or the directory that holds some); ``cache``,
+    the sandbox's own cache directory (written; ``environment`` points tools at it)."""
 
     writable: tuple[str, ...]
     read_only: tuple[str, ...]
@@ -80,12 +87,15 @@ class Plan(Record):
     shell: str
     floating: tuple[str, ...] = ()
     visible: tuple[str, ...] = ()
+    replaced: tuple[str, ...] = ()
+    sockets: tuple[str, ...] = ()
+    cache: tuple[str, ...] = ()
 
     def describe(self) -> str:
         """One line for reasons: what the command may write and reach."""
         where = ", ".join(self.writable)
         net = "with network" if self.network else "no network"
-        return f"writes only {where} and temporary directories, protected paths hidden, {net}"
+        return f"writes only {where}, temporary directories and its own cache, protected paths hidden, {net}"
 
 
 class Unconfinable(Exception):
@@ -107,15 +117,17 @@ def plan(
     for directory in writable:
         _check_writable(directory, home, guards)
     temporary = _temporary(env, writable, home)
+    replaced = tuple(d for d in REPLACED if os.path.isdir(d) and not os.path.islink(d))
+    if any(inside(cwd, d) for d in replaced):
+        raise Unconfinable(f"the working directory {cwd} lies in {cwd}, which the sandbox replaces")
     visible = (home,) if any(inside(home, t) for t in temporary) else ()
-    if not any(inside(cwd, d) for d in (*writable, *visible)) and any(inside(cwd, t) for t in temporary):
-        raise Unconfinable(f"the working directory {cwd} lies in a temporary directory the sandbox replaces")
+    cache, environment = _cache(home)
     reads = [g for g in guards if g.entry.action >= Action.ASK and "read" in g.entry.senses]
     writes = [g for g in guards if g.entry.action >= Action.ASK and "write" in g.entry.senses]
     read_only, hidden = _walk(writable, reads, writes, limit)
     placed = _placed_writes(writes, writable)
     read_only += [path for path in placed if os.path.lexists(path)]
-    hidden += _placed_reads(reads, writable, temporary, visible, limit)
+    hidden += _placed_reads(reads, writable, replaced, limit)
     absent = [path for path in placed if not os.path.lexists(path)]
     read_only = _outermost(read_only)
     blocked = tuple(
@@ -124,6 +136,7 @@ def plan(
         if not _under_any(path, read_only, strict=False)
     )
     hidden = _outermost(hidden)
+    kept = (*writable, *visible)
     return Plan(
         writable,
         tuple(p for p in read_only if not _under_any(p, hidden, strict=True)),
@@ -134,11 +147,75 @@ def plan(
         temporary,
         sandbox.network,
         tuple(sorted(name for name in env if SECRET_NAME.search(name))),
-        CACHES,
+        environment,
         shutil.which("bash", path=env.get("PATH")) or "/bin/bash",
         tuple(sorted({g.entry.pattern for g in reads if g.entry.anchor == "anywhere"})),
         visible,
+        replaced,
+        _sockets(temporary, kept, env),
+        cache,
     )
+
+
+def _cache(home: str) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """The sandbox's own cache directory (made if need be) and the variables that point tools at it;
+    nothing where it cannot be made."""
+    directory = os.path.join(home, CACHE)
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError:
+        return (), ()
+    return (directory,), tuple((name, os.path.join(directory, sub).rstrip("/")) for name, sub in CACHES)
+
+
+def _sockets(temporary: tuple[str, ...], kept: tuple[str, ...], env: Mapping[str, str]) -> tuple[str, ...]:
+    """The sockets in the temporary directories (two levels deep, :data:`SOCKET_SCAN` entries at
+    most) and $SSH_AUTH_SOCK: each, or the directory under a temporary one that holds it
+    (tmux-UID/, .X11-unix/), unless that directory holds what the sandbox keeps (the project)."""
+    agent = env.get("SSH_AUTH_SOCK", "")
+    candidates = [agent] if agent.startswith("/") and _is_socket(agent) else []
+    budget = [SOCKET_SCAN]
+    for top in temporary:
+        for inner in _socket_scan(top, budget, descend=True):
+            candidates.append(inner)
+    found = []
+    for socket in candidates:
+        parent = os.path.dirname(socket)
+        keeps = parent in temporary or any(inside(k, parent) for k in kept)
+        found.append(socket if keeps else parent)
+    return tuple(_outermost(found))
+
+
+def _socket_scan(directory: str, budget: list[int], *, descend: bool) -> list[str]:
+    """The sockets in ``directory`` (and, if ``descend``, in its directories), within ``budget``."""
+    found: list[str] = []
+    try:
+        with os.scandir(directory) as listing:
+            for item in listing:
+                budget[0] -= 1
+                if budget[0] < 0:
+                    break
+                # The entry's type comes with the listing: only what is neither a directory, a
+                # file nor a link is looked at closer.
+                if item.is_dir(follow_symlinks=False):
+                    if descend:
+                        found += _socket_scan(item.path, budget, descend=False)
+                elif (
+                    not item.is_file(follow_symlinks=False)
+                    and not item.is_symlink()
+                    and _is_socket(item.path)
+                ):
+                    found.append(item.path)
+    except OSError:
+        pass
+    return found
+
+
+def _is_socket(path: str) -> bool:
+    try:
+        return stat.S_ISSOCK(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _check_writable(directory: str, home: str, guards: Sequence[Guard]) -> None:
@@ -155,7 +232,7 @@ def _check_writable(directory: str, home: str, guards: Sequence[Guard]) -> None:
 
 
 def _temporary(env: Mapping[str, str], writable: tuple[str, ...], home: str) -> tuple[str, ...]:
-    """The temporary directories replaced: the shared ones that exist here, and $TMPDIR."""
+    """The temporary directories the sandbox writes: the shared ones that exist here, and $TMPDIR."""
     found = [d for d in TEMPORARY if os.path.isdir(d) and not os.path.islink(d)]
     tmpdir = env.get("TMPDIR")
     if tmpdir and os.path.isabs(tmpdir) and os.path.isdir(tmpdir):
@@ -234,11 +311,7 @@ def _placed_writes(writes: list[Guard], writable: tuple[str, ...]) -> list[str]:
 
 
 def _placed_reads(
-    reads: list[Guard],
-    writable: tuple[str, ...],
-    temporary: tuple[str, ...],
-    visible: tuple[str, ...],
-    limit: int,
+    reads: list[Guard], writable: tuple[str, ...], replaced: tuple[str, ...], limit: int
 ) -> list[str]:
     """Read-protected places outside the walk of the writable directories: an exact one is hidden
     whole; under a fixed directory, the entries the pattern names are."""
@@ -247,7 +320,7 @@ def _placed_reads(
         entry, place = guard.entry, guard.place
         if entry.anchor == "anywhere" or any(inside(place, d) for d in writable):
             continue  # found by the walk
-        if any(inside(place, d) for d in (*FRESH, *temporary)) and not any(inside(place, v) for v in visible):
+        if any(inside(place, d) for d in (*FRESH, *replaced)):
             continue  # the sandbox mounts its own there
         if entry.exact:
             if os.path.lexists(place):

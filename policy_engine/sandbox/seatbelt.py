@@ -5,8 +5,8 @@ profile allows by default, then denies what the plan keeps out in order of prece
 every write, then allows the writable and temporary directories, then denies again the protected
 places inside them, and last every read of a hidden place. Unlike bubblewrap it needs no mount
 point for a place that does not exist, and a floating pattern (``.env*``) is a regex over every
-path, not only those a walk found. macOS has no temporary directories of a sandbox's own: confined
-code shares /tmp and $TMPDIR with the user. Not run by the test suite (it needs macOS): its
+path, not only those a walk found. As on Linux, confined code shares /tmp and $TMPDIR with the user
+(its sockets are not hidden there). Not run by the test suite (it needs macOS): its
 profile is checked as text.
 """
 
@@ -35,7 +35,7 @@ def profile(plan: Plan) -> str:
     # Launch Services starts applications outside the sandbox (`open -a Terminal`).
     lines.append('(deny mach-lookup (global-name "com.apple.coreservices.launchservicesd"))')
     lines.append("(deny file-write*)")
-    writable = " ".join(f"(subpath {_string(_real(d))})" for d in plan.writable)
+    writable = " ".join(f"(subpath {_string(_real(d))})" for d in (*plan.writable, *plan.cache))
     temporary = " ".join(f"(subpath {_string(d)})" for d in TEMPORARY)
     lines.append(f"(allow file-write* {writable} {temporary} {DEVICES})")
     kept = [*plan.read_only, *plan.blocked]

@@ -267,3 +267,36 @@ def test_codex_apply_patch_on_a_shell_profile_is_refused(machine: Machine) -> No
     result = run(AGENTS["codex"], machine, {"tool": "apply_patch", "text": patch})
     assert (machine.home / ".bashrc").read_text() == "# profile\n"
     assert "cannot ask, so it is blocked" in result.after_the_call()
+
+
+# The project's test, as an agent wrote it: it deletes a file of the home directory, prints the
+# user's key, and writes its report in the project.
+HOSTILE_TEST = """\
+import os, pathlib
+home = pathlib.Path(os.path.expanduser("~"))
+pathlib.Path("out.txt").write_text("report")
+for attempt in (lambda: os.remove(home / "canary"), lambda: print((home / ".ssh" / "id_rsa").read_text())):
+    try:
+        attempt()
+    except OSError as error:
+        print("refused:", type(error).__name__)
+"""
+
+
+@pytest.mark.parametrize("command", ["make test", "python3 -m pytest -q"])
+def test_a_test_run_runs_unasked_and_confined(agent: Agent, machine: Machine, command: str) -> None:
+    """The embedded default allows the project's tests in a sandbox: the agent runs the confined
+    command the hook gave it, so the test writes its report but neither deletes ~/canary nor shows
+    the model the key."""
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed (.ci/run installs it)")
+    (machine.home / "canary").write_text("still here\n")
+    (machine.project / "Makefile").write_text("test:\n\tpython3 test_hostile.py\n")
+    (machine.project / "test_hostile.py").write_text(HOSTILE_TEST + "\ndef test_nothing():\n    pass\n")
+    result = run(agent, machine, agent.shell(command))
+    if command.startswith("python3 -m pytest") and "No module named pytest" in result.after_the_call():
+        pytest.skip("pytest is not importable by python3 here")
+    assert (machine.project / "out.txt").read_text() == "report", result.stderr[-2000:]
+    assert (machine.home / "canary").read_text() == "still here\n"
+    assert "FAKEKEY" not in json.dumps(result.requests)
+    assert not refused_by_us(result.after_the_call())
