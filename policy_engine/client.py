@@ -22,7 +22,13 @@ if TYPE_CHECKING:
 # Environment the daemon judges with: where files are found and how the engine is set up. Sent
 # with every request, so one daemon serves every caller of its state directory correctly.
 FORWARDED_PREFIXES = ("POLICY_ENGINE_", "XDG_")
-FORWARDED = ("HOME", "PI_CODING_AGENT_DIR", "PATH")
+FORWARDED = ("HOME", "PI_CODING_AGENT_DIR", "PATH", "TMPDIR", "SSH_AUTH_SOCK")
+# Variables named like credentials go by name only, their values left behind: a sandbox does not
+# pass them in (sandbox/plan.py), and the daemon needs no secret to know that.
+SECRET_WORDS = (
+    *("TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "ACCESS_KEY", "ACCESSKEY"),
+    *("PRIVATE_KEY", "PRIVATEKEY", "CREDENTIAL", "AUTH"),
+)
 MAGIC = "policy-engine/1"
 NUL = "\0"
 
@@ -35,7 +41,17 @@ class Reply:
 
 
 def forwarded_env(env: Mapping[str, str]) -> dict[str, str]:
-    return {k: v for k, v in env.items() if k in FORWARDED or k.startswith(FORWARDED_PREFIXES)}
+    forwarded = {k: v for k, v in env.items() if k in FORWARDED or k.startswith(FORWARDED_PREFIXES)}
+    for name in env:
+        if name not in forwarded and secret_name(name):
+            forwarded[name] = ""
+    return forwarded
+
+
+def secret_name(name: str) -> bool:
+    """Whether a variable is named like a credential (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY)."""
+    upper = name.upper()
+    return any(word in upper for word in SECRET_WORDS)
 
 
 def encode_request(version: str, agent: str, payload: str, env: Mapping[str, str]) -> bytes | None:

@@ -223,7 +223,8 @@ class Engine:
         decisive = combine(verdicts)
         action = decisive.action if decisive is not None else Action.ALLOW
         sandbox = unconfined = None
-        if action is Action.ALLOW and self.mode == "enforce" and tool == BASH:
+        # Whatever lets the call run (allow, and a nudge or log of another atom) runs it confined.
+        if action < Action.ASK and self.mode == "enforce" and tool == BASH:
             sandbox, unconfined = self._confine(call, verdicts, context, recheck)
             if unconfined is not None:  # judged as if no rule allowed it in a sandbox
                 verdicts = self._judge(atoms, call, context._replace(sandboxes=False), troubles)
@@ -235,7 +236,7 @@ class Engine:
         if sandbox is not None:
             text += f" It runs in a sandbox ({sandbox.backend}): {sandbox.plan.describe()}."
         elif decisive is not None and decisive.rule is not None and decisive.rule.sandbox is not None:
-            if action is Action.ALLOW and unconfined is None:
+            if action < Action.ASK and unconfined is None:
                 text += " It is proven to only read: it runs as it is, no sandbox needed."
         elif unconfined is not None:
             text += f" (A rule allows it in a sandbox, but {unconfined}.)"
@@ -326,7 +327,7 @@ class Engine:
             return None, found
         if recheck:
             again = self._decide(call._replace(input={**call.input, "command": found.command}), recheck=False)
-            if again.action is not Action.ALLOW or again.sandbox is None or not again.sandbox.applied:
+            if again.action >= Action.ASK or again.sandbox is None or not again.sandbox.applied:
                 return (
                     None,
                     f"the confined command did not pass its own check ({again.action}: {again.reason})",
@@ -347,7 +348,7 @@ class Engine:
         if script is None:
             return None
         inner = self._decide(call._replace(input={**call.input, "command": script}), recheck=False)
-        if inner.action is not Action.ALLOW or inner.sandbox is None or inner.sandbox.command != command:
+        if inner.action >= Action.ASK or inner.sandbox is None or inner.sandbox.command != command:
             return None
         return inner._replace(call=call, sandbox=inner.sandbox._replace(applied=True))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import stat
 import subprocess
@@ -84,6 +85,26 @@ def test_the_daemon_answers_as_in_process_judging_does(sandbox: Sandbox, daemon:
         assert "typing" not in imported and "json" not in imported
     decision = json.loads(direct.stdout)["hookSpecificOutput"]["permissionDecision"]
     assert decision == "deny"
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+def test_a_confined_command_from_the_daemon_keeps_the_caller_s_secrets_out(
+    sandbox: Sandbox, daemon: Path
+) -> None:
+    """The daemon gets the names of the caller's credential variables, never their values, and the
+    sandbox it plans does not pass them in: the same confined command as in-process."""
+    sandbox.write(
+        sandbox.user_config,
+        '{ "policies": { "p": { "defaultAction": "ask", "rules": [ { "action": "allow", "tool": "bash", '
+        '"pattern": "pytest*", "sandbox": true } ] } }, "locations": { "$cwd": "p" } }',
+    )
+    project = sandbox.project("repo")
+    sandbox.env["GITHUB_TOKEN"] = "ghp_not_for_the_daemon"
+    served = hook(sandbox, payload(project, "pytest -q"), daemon=True)
+    direct = hook(sandbox, payload(project, "pytest -q"), daemon=False)
+    assert served.stdout == direct.stdout
+    command = json.loads(served.stdout)["hookSpecificOutput"]["updatedInput"]["command"]
+    assert "--unsetenv GITHUB_TOKEN" in command and "ghp_" not in command
 
 
 def test_a_policy_edit_takes_effect_on_the_next_call(sandbox: Sandbox, daemon: Path) -> None:

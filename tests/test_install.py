@@ -542,8 +542,13 @@ def by_name(checks: list[Check]) -> dict[str, Check]:
 def test_doctor_on_a_good_installation(agent: str, project: Path, env: dict[str, str]) -> None:
     install(agent, "user", str(project), env)
     hook = FakeHook((0, json.dumps(ALLOW[agent]), ""), (2, "", "[policy-engine] Denied: rm -rf /"))
-    checks = doctor([agent], "user", str(project), env, run=hook)
-    assert [check for check in checks if not check.ok] == []
+    every = doctor([agent], "user", str(project), env, run=hook)
+    # The sandbox's own checks come last, for every agent at once (test_sandbox.py).
+    checks = [
+        check for check in every if check.name.startswith(f"{agent}: ") and not check.name.endswith("sandbox")
+    ]
+    assert [check.name for check in every[len(checks) :]][:1] == ["sandbox"]
+    assert [check for check in every if not check.ok] == []
     assert all(check.fix is None for check in checks)
     names = [check.name for check in checks]
     assert names[0] == f"{agent}: settings file"

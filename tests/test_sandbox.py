@@ -184,6 +184,38 @@ def test_temporary_files_are_shared_and_their_sockets_hidden(sandbox: Sandbox) -
 
 
 @needs_sandbox
+def test_the_engine_s_own_state_in_a_temporary_directory_stays_read_only(sandbox: Sandbox) -> None:
+    """/tmp is written, but the engine's state directory there (session allows, the decision log)
+    is self-protected: confined code cannot allow itself the next call."""
+    project = sandbox.project("p")
+    state = Path(f"/tmp/policy-engine-test-state-{uuid.uuid4().hex}")
+    state.mkdir()
+    try:
+        env = {"POLICY_ENGINE_STATE_DIR": str(state)}
+        answer = _answer(sandbox, "claude", project, f"python3 probe.py {state}", **env)["hookSpecificOutput"]
+        (project / "probe.py").write_text(
+            "import sys, pathlib\n"
+            "for target in (pathlib.Path(sys.argv[1]) / 'state.db', pathlib.Path(sys.argv[1] + '-free')):\n"
+            "    try:\n        target.write_text('x'); print('wrote', target.name)\n"
+            "    except OSError as e:\n        print('refused', target.name)\n"
+        )
+        done = subprocess.run(
+            ["bash", "-c", answer["updatedInput"]["command"]],
+            cwd=project,
+            env={**sandbox.env, **env},
+            capture_output=True,
+            text=True,
+        )
+        assert "refused state.db" in done.stdout and f"wrote {state.name}-free" in done.stdout, (
+            done.stdout + done.stderr
+        )
+        assert not (state / "state.db").exists() or (state / "state.db").read_text() != "x"
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+        Path(f"{state}-free").unlink(missing_ok=True)
+
+
+@needs_sandbox
 def test_the_exit_status_survives_the_wrapper(machine: Sandbox) -> None:
     project = _project(machine)
     (project / "Makefile").write_text("test:\n\texit 3\n")
@@ -220,6 +252,27 @@ def test_every_agent_that_can_change_a_command_gets_the_confined_one(sandbox: Sa
         command = answer["command"]
     assert command.startswith(str(BACKEND.program if isinstance(BACKEND, Backend) else "bwrap"))
     assert " -c 'pytest -q'" in command
+
+
+@needs_sandbox
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "copilot", "pi"])
+def test_a_nudge_or_log_elsewhere_in_the_line_still_runs_it_confined(sandbox: Sandbox, agent: str) -> None:
+    """A nudge or a log lets the call run: a line with a command allowed only confined must still
+    run confined, with the nudge's message kept."""
+    sandbox.write(
+        sandbox.user_config,
+        """{"policies": {"project": {"defaultAction": "ask", "rules": [
+            {"action": "allow", "tool": "bash", "pattern": "pytest*", "sandbox": true},
+            {"action": "nudge", "tool": "bash", "pattern": "grep *", "message": "use rg"},
+            {"action": "log", "tool": "bash", "pattern": "tee *"},
+        ]}}}""",
+    )
+    project = sandbox.project("p")
+    for line in ("pytest -q | grep FAIL", "pytest -q | tee log.txt"):
+        answer = json.dumps(_answer(sandbox, agent, project, line))
+        assert "bwrap" in answer and " -c " in answer, (line, answer)
+        if "grep" in line and agent in ("claude", "codex", "copilot"):
+            assert "use rg" in answer
 
 
 def test_an_agent_whose_hook_cannot_change_a_command_is_asked(sandbox: Sandbox) -> None:
@@ -313,6 +366,25 @@ def test_a_command_proven_to_only_read_needs_no_sandbox(sandbox: Sandbox) -> Non
         decision = engine.evaluate(ToolCall("bash", {"command": command}, str(project)))
         assert decision.action is Action.ALLOW and decision.sandbox is None, decision.reason
         assert "no sandbox needed" in decision.reason
+
+
+def test_doctor_says_whether_a_sandbox_runs_and_under_which_agent_it_cannot(sandbox: Sandbox) -> None:
+    project = sandbox.project("p")
+    off = sandbox.run(
+        "doctor", "--agent", "cursor", "--cwd", str(project), env={"POLICY_ENGINE_SANDBOX": "0"}
+    )
+    assert "warn sandbox: sandboxes are turned off (POLICY_ENGINE_SANDBOX=0)" in off.stdout
+    assert "warn cursor: sandbox: cursor's hook cannot change a command" in off.stdout
+    if isinstance(BACKEND, Backend):
+        on = sandbox.run("doctor", "--agent", "claude", "--cwd", str(project))
+        assert f"ok   sandbox: bwrap ({BACKEND.program}) runs here" in on.stdout
+        assert "claude: sandbox" not in on.stdout
+    missing = sandbox.run("doctor", "--agent", "claude", "--cwd", str(project), env={"PATH": "/nowhere"})
+    if sys.platform == "linux" and not Path("/usr/bin/bwrap").exists():
+        assert (
+            "bubblewrap (bwrap) is not installed" in missing.stdout
+            and "apt install bubblewrap" in missing.stdout
+        )
 
 
 def test_check_json_and_the_decision_log_show_the_sandbox(sandbox: Sandbox) -> None:

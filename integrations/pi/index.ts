@@ -283,13 +283,13 @@ export function createExtension(options: Options = {}): (pi: PiAPI) => void {
         }
         const { action, reason, message, command } = verdict.answer;
         if (command !== null) {
-          // Allowed only confined: pi runs the input object its handlers were given, so the
+          // It may run only confined: pi runs the input object its handlers were given, so the
           // command is changed in place (a new object would be ignored). Anything else: blocked.
-          if (action !== "allow" || tool !== "bash" || typeof event.input !== "object" || event.input === null) {
+          const runs = action === "allow" || action === "log" || action === "nudge";
+          if (!runs || tool !== "bash" || typeof event.input !== "object" || event.input === null) {
             return { block: true, reason: `[policy-engine] The policy engine answered a confined command pi cannot run here, so ${tool} is blocked` };
           }
           event.input.command = command;
-          return undefined;
         }
         switch (action) {
           case "allow":

@@ -116,11 +116,17 @@ def read(payload: Mapping[str, Any]) -> HookEvent:
 
 
 def answer(decision: Decision, event: HookEvent) -> Reply:
-    if decision.action is Action.LOG:
+    confined = rewritten(decision, event)
+    if decision.action is Action.LOG and confined is None:
         return json_reply({})
     output: dict[str, Any] = {"hookEventName": "PreToolUse"}
     reason = decision.reason
-    if decision.action is Action.NUDGE:
+    if confined is not None:  # an allow is what carries the confined input
+        output["permissionDecision"] = "allow"
+        output["updatedInput"] = confined
+        if decision.action is Action.NUDGE:
+            output["additionalContext"] = decision.message or decision.reason
+    elif decision.action is Action.NUDGE:
         output["permissionDecision"] = "allow"
         output["additionalContext"] = decision.message or decision.reason
     elif decision.action is Action.ASK and event.mode not in ASKING_MODES:
@@ -129,9 +135,6 @@ def answer(decision: Decision, event: HookEvent) -> Reply:
     else:
         output["permissionDecision"] = str(decision.action)
     output["permissionDecisionReason"] = reason
-    confined = rewritten(decision, event)
-    if confined is not None:
-        output["updatedInput"] = confined
     return json_reply({"hookSpecificOutput": output})
 
 

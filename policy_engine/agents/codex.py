@@ -112,16 +112,15 @@ def answer(decision: Decision, event: HookEvent) -> Reply:
         return Reply("", decision.reason + "\n", BLOCK)
     if decision.action is Action.ASK:
         return Reply("", blocked_ask(decision.reason, "Codex cannot ask", decision.call) + "\n", BLOCK)
+    output: dict[str, Any] = {"hookEventName": "PreToolUse"}
     if decision.action is Action.NUDGE:
-        context = decision.message or decision.reason
-        return json_reply(
-            {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": context}}
-        )
+        output["additionalContext"] = decision.message or decision.reason
     confined = rewritten(decision, event)
-    if confined is not None:  # allow is accepted only with updatedInput (and needed: else it runs as it was)
-        output = {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": confined}
-        return json_reply({"hookSpecificOutput": output | {"permissionDecisionReason": decision.reason}})
-    return json_reply({})
+    if confined is not None:  # allow goes only with updatedInput, and it must: else it runs as it was
+        output.update(
+            permissionDecision="allow", permissionDecisionReason=decision.reason, updatedInput=confined
+        )
+    return json_reply({"hookSpecificOutput": output} if len(output) > 1 else {})
 
 
 outcome = no_outcome

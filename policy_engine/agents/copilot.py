@@ -124,18 +124,18 @@ def read(payload: Mapping[str, Any]) -> HookEvent:
 
 def answer(decision: Decision, event: HookEvent) -> Reply:
     action = decision.action
-    if action is Action.LOG:
+    confined = rewritten(decision, event)
+    if action is Action.LOG and confined is None:
         return json_reply({})
     reason = decision.reason
     if action is Action.ASK:
         reason = blocked_ask(reason, f"{NAME} cannot ask", decision.call)
     reply: dict[str, Any] = {
-        "permissionDecision": "allow" if action in (Action.ALLOW, Action.NUDGE) else "deny",
+        "permissionDecision": "allow" if action < Action.ASK else "deny",
         "permissionDecisionReason": reason,
     }
     if action is Action.NUDGE:
         reply["additionalContext"] = decision.message or decision.reason
-    confined = rewritten(decision, event)
     if confined is not None:
         reply["modifiedArgs"] = confined
     return json_reply(reply)

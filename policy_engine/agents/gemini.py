@@ -153,7 +153,8 @@ def read(payload: Mapping[str, Any]) -> HookEvent:
 
 def answer(decision: Decision, event: HookEvent) -> Reply:
     action = decision.action
-    if action is Action.LOG:
+    confined = rewritten(decision, event)
+    if action is Action.LOG and confined is None:
         return json_reply({})
     if action is Action.ASK:
         reason = blocked_ask(decision.reason, f"{NAME} cannot ask", decision.call)
@@ -161,7 +162,6 @@ def answer(decision: Decision, event: HookEvent) -> Reply:
     if action is Action.DENY:
         return json_reply({"decision": "deny", "reason": decision.reason})
     reply: dict[str, Any] = {"decision": "allow", "reason": decision.reason}
-    confined = rewritten(decision, event)
     if confined is not None:
         reply["hookSpecificOutput"] = {"hookEventName": "BeforeTool", "tool_input": confined}
     if action is Action.NUDGE:

@@ -90,10 +90,11 @@ class Check(Record):
 
 def rewritten(decision: Decision, event: HookEvent) -> dict[str, Any] | None:
     """The tool input to run instead, whole (every agent replaces the input it is given, none merges
-    it): the call's own with the sandbox's confined command, when an allow holds only confined;
-    None when the call runs as it came."""
+    it): the call's own with the sandbox's confined command, when a call that runs (allow, nudge,
+    log) may run only confined; None when it runs as it came. An agent answers such a call with
+    its allow, which is the only answer that carries a changed input."""
     sandbox = decision.sandbox
-    if decision.action is not Action.ALLOW or sandbox is None or sandbox.applied:
+    if decision.action >= Action.ASK or sandbox is None or sandbox.applied:
         return None
     return {**event.call.input, "command": sandbox.command}
 

@@ -146,7 +146,8 @@ def _rule_text(rule: Any) -> str:
     if isinstance(rule, str):
         return f"allow {rule}"
     text = f"{rule['action']} {rule['tool']}"
-    return text + (f" {rule['pattern']}" if rule.get("pattern") else "")
+    text += f" {rule['pattern']}" if rule.get("pattern") else ""
+    return text + (" in a sandbox" if rule.get("sandbox") else "")
 
 
 def _action_text(value: Any) -> str:

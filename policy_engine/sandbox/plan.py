@@ -22,6 +22,7 @@ import shutil
 import stat
 from fnmatch import translate
 
+from ..client import secret_name
 from ..model import Action
 from ..paths import inside, normalize
 from ..protect import matches
@@ -50,11 +51,6 @@ SOCKET_SCAN = 4000  # entries of a temporary directory (two levels deep) looked 
 # or environ) and a minimal /dev.
 FRESH = ("/proc", "/dev")
 
-# Environment variables that look like credentials are not passed in: with no network, what the
-# code can still do with them is print them into the agent's context.
-SECRET_NAME = re.compile(
-    r"TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH", re.I
-)
 # Caches that tools write under the home directory (a build cache, npm's) go to a directory of the
 # sandbox's own: what confined code writes there must not be read later by the same tools unconfined.
 CACHE = ".cache/policy-engine-sandbox"
@@ -125,7 +121,13 @@ def plan(
     reads = [g for g in guards if g.entry.action >= Action.ASK and "read" in g.entry.senses]
     writes = [g for g in guards if g.entry.action >= Action.ASK and "write" in g.entry.senses]
     read_only, hidden = _walk(writable, reads, writes, limit)
-    placed = _placed_writes(writes, writable)
+    # The temporary directories are written too: what is protected there (a state directory under
+    # /tmp) stays read-only as well; only its fixed places, a walk of /tmp would never end.
+    placed = [
+        place
+        for place in _placed_writes(writes, (*writable, *temporary))
+        if any(inside(place, d) for d in writable) or not any(inside(place, v) for v in visible)
+    ]
     read_only += [path for path in placed if os.path.lexists(path)]
     hidden += _placed_reads(reads, writable, replaced, limit)
     absent = [path for path in placed if not os.path.lexists(path)]
@@ -141,12 +143,14 @@ def plan(
         writable,
         tuple(p for p in read_only if not _under_any(p, hidden, strict=True)),
         blocked,
-        _created(blocked, writable),
+        _created(blocked, (*writable, *temporary)),
         tuple(p for p in hidden if not os.path.isdir(p)),
         tuple(p for p in hidden if os.path.isdir(p)),
         temporary,
         sandbox.network,
-        tuple(sorted(name for name in env if SECRET_NAME.search(name))),
+        # Variables named like credentials are not passed in: with no network, what the code could
+        # still do with them is print them into the agent's context.
+        tuple(sorted(name for name in env if secret_name(name))),
         environment,
         shutil.which("bash", path=env.get("PATH")) or "/bin/bash",
         tuple(sorted({g.entry.pattern for g in reads if g.entry.anchor == "anywhere"})),
@@ -305,7 +309,7 @@ def _placed_writes(writes: list[Guard], writable: tuple[str, ...]) -> list[str]:
         g.place
         for g in writes
         if g.entry.anchor != "anywhere"
-        and g.place
+        and g.entry.fixed  # a pattern with no leading directory is found by the walk
         and any(inside(g.place, d) and g.place != d for d in writable)
     ]
 

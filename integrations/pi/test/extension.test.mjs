@@ -171,8 +171,18 @@ describe("actions", () => {
     assert.deepEqual(input, { command: "bwrap -- bash -c 'make test'", timeout: 60 });
   });
 
+  test("nudge with a confined command: the command is changed and the nudge still reaches the result", async () => {
+    const { pi } = setup({ code: 0, stdout: JSON.stringify({ action: "nudge", reason: "r", message: "mind the tests", command: "bwrap x" }) });
+    const input = { command: "make test" };
+    const ctx = fakeCtx();
+    assert.equal(await pi.toolCall({ toolName: "bash", toolCallId: "t9", input }, ctx), undefined);
+    assert.equal(input.command, "bwrap x");
+    const result = await pi.toolResult({ toolName: "bash", toolCallId: "t9", content: [] }, ctx);
+    assert.match(result.content[0].text, /mind the tests/);
+  });
+
   test("a confined command with another action or tool: blocked, the input unchanged", async () => {
-    for (const [action, toolName] of [["ask", "bash"], ["allow", "write"]]) {
+    for (const [action, toolName] of [["ask", "bash"], ["deny", "bash"], ["allow", "write"]]) {
       const { pi } = setup({ code: 0, stdout: JSON.stringify({ action, reason: "r", message: null, command: "bwrap x" }) });
       const input = { command: "make test" };
       const result = await pi.toolCall({ toolName, toolCallId: "t1", input }, fakeCtx({ hasUI: false }));
