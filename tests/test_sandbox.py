@@ -379,12 +379,9 @@ def test_doctor_says_whether_a_sandbox_runs_and_under_which_agent_it_cannot(sand
         on = sandbox.run("doctor", "--agent", "claude", "--cwd", str(project))
         assert f"ok   sandbox: bwrap ({BACKEND.program}) runs here" in on.stdout
         assert "claude: sandbox" not in on.stdout
-    missing = sandbox.run("doctor", "--agent", "claude", "--cwd", str(project), env={"PATH": "/nowhere"})
-    if sys.platform == "linux" and not Path("/usr/bin/bwrap").exists():
-        assert (
-            "bubblewrap (bwrap) is not installed" in missing.stdout
-            and "apt install bubblewrap" in missing.stdout
-        )
+    # Why there is none elsewhere (this machine has no sandbox-exec, and no backend for other systems).
+    assert find({}, platform="darwin") == "/usr/bin/sandbox-exec is missing"
+    assert find({}, platform="sunos5").startswith("no sandbox backend for sunos5")
 
 
 def test_check_json_and_the_decision_log_show_the_sandbox(sandbox: Sandbox) -> None:

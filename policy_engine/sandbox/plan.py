@@ -20,7 +20,9 @@ import os
 import re
 import shutil
 import stat
+import time
 from fnmatch import translate
+from functools import lru_cache
 
 from ..client import secret_name
 from ..model import Action
@@ -47,6 +49,7 @@ WALK_LIMIT = 200_000
 TEMPORARY = ("/tmp", "/var/tmp")
 REPLACED = ("/run",)
 SOCKET_SCAN = 4000  # entries of a temporary directory (two levels deep) looked at for sockets
+SOCKET_FRESH = 5.0  # seconds a scan for sockets is used again
 # Places the sandbox mounts afresh: a process list of its own (no other process's /proc/PID/root
 # or environ) and a minimal /dev.
 FRESH = ("/proc", "/dev")
@@ -178,16 +181,30 @@ def _sockets(temporary: tuple[str, ...], kept: tuple[str, ...], env: Mapping[str
     (tmux-UID/, .X11-unix/), unless that directory holds what the sandbox keeps (the project)."""
     agent = env.get("SSH_AUTH_SOCK", "")
     candidates = [agent] if agent.startswith("/") and _is_socket(agent) else []
-    budget = [SOCKET_SCAN]
-    for top in temporary:
-        for inner in _socket_scan(top, budget, descend=True):
-            candidates.append(inner)
+    candidates += _scanned(temporary)
     found = []
     for socket in candidates:
         parent = os.path.dirname(socket)
         keeps = parent in temporary or any(inside(k, parent) for k in kept)
         found.append(socket if keeps else parent)
     return tuple(_outermost(found))
+
+
+_scans: dict[tuple[str, ...], tuple[float, list[str]]] = {}
+
+
+def _scanned(temporary: tuple[str, ...]) -> list[str]:
+    """The sockets of the temporary directories, scanned at most every :data:`SOCKET_FRESH`
+    seconds (the daemon judges many calls in a row; a service started since is the next scan's)."""
+    now = time.monotonic()
+    found = _scans.get(temporary)
+    if found is None or now - found[0] > SOCKET_FRESH:
+        budget = [SOCKET_SCAN]
+        found = _scans[temporary] = (
+            now,
+            [p for top in temporary for p in _socket_scan(top, budget, descend=True)],
+        )
+    return found[1]
 
 
 def _socket_scan(directory: str, budget: list[int], *, descend: bool) -> list[str]:
@@ -292,8 +309,13 @@ def _screen(guards: list[Guard]) -> re.Pattern[str] | None:
         last = guard.entry.pattern.rstrip("/").rsplit("/", 1)[-1]
         if not last or last.startswith("**"):
             return None
-        names.add(translate(last.lower()))
+        names.add(_translated(last.lower()))
     return re.compile("|".join(f"(?:{name})" for name in sorted(names))) if names else None
+
+
+@lru_cache(maxsize=512)
+def _translated(name: str) -> str:
+    return translate(name)
 
 
 def _target(link: str) -> str:
