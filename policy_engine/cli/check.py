@@ -122,7 +122,8 @@ def run_check(args: argparse.Namespace) -> int:
 
 def _in_session(call: ToolCall, args: argparse.Namespace, request: dict[str, Any]) -> ToolCall:
     """The call with the session, tool-call id and agent of ``--session`` and its siblings (a batch
-    request's own "session", "tool_call_id" and "agent" win); none without ``--session``."""
+    request's own "session", "tool_call_id" and "agent" win); without ``--session``, only the agent
+    (what it can do changes verdicts: a pager under Codex, a sandboxed allow under Cursor)."""
     agent = request.get("agent", args.agent)
     if args.session is None:
         if agent is not None and not isinstance(agent, str):
