@@ -90,7 +90,7 @@ def _records(handle: IO[bytes]) -> Iterator[dict[str, Any]]:
     for line in handle:
         try:
             value = json.loads(line)
-        except ValueError:  # JSONDecodeError and UnicodeDecodeError alike: a damaged line
+        except (ValueError, RecursionError):  # a damaged line: not JSON, not UTF-8, nested too deep
             continue
         if isinstance(value, dict):
             yield value

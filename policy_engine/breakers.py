@@ -7,8 +7,9 @@
   deny on its ``maxNudges``-th firing, with the nudge's message; the count then starts again.
 
 Events live in the state store (a hook is a new process per call). Windows slide: only events
-within ``windowSeconds`` count. pathProtection and the managed layer's denies are never counted
-nor escalated: no breaker hands them to a person to wave through.
+within ``windowSeconds`` count. When the store cannot be used, a nudge under nudgeTimeout is a deny
+(``unstored``): never more loosely than with a working store. pathProtection and the managed
+layer's denies are never counted nor escalated: no breaker hands them to a person to wave through.
 """
 
 from __future__ import annotations
@@ -69,6 +70,20 @@ def escalated(
                 "nudgeTimeout",
                 f'You were repeatedly warned: "{decisive.message}". You MUST switch approach now.',
             )
+    return None
+
+
+def unstored(decisive: Verdict, action: Action, layer: Layer) -> Tripped | None:
+    """What the breakers make of a decision when the store cannot count: nothing that loosens (a
+    deny stays a deny), and the tighter side of what may have tripped (a nudge under nudgeTimeout
+    is a deny), so that a broken store never judges more loosely than a working one."""
+    if action is Action.NUDGE and layer.nudge_timeout is not None:
+        return Tripped(
+            Action.DENY,
+            "nudgeTimeout",
+            "The state store cannot count this warning, so it is applied as nudgeTimeout would: "
+            f'"{decisive.message}". You MUST switch approach now.',
+        )
     return None
 
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from time import perf_counter
 
 from .analyze import atoms_of
-from .breakers import Tripped, escalated
+from .breakers import Tripped, escalated, unstored
 from .config.cache import cache_directory
 from .config.discover import discover, home_directory
 from .config.load import cache_enabled, load
@@ -380,11 +380,14 @@ class Engine:
     def _breaker(
         self, decisive: Verdict, action: Action, session_id: str, troubles: list[str]
     ) -> Tripped | None:
+        layer = self._layers[decisive.layer]
         try:
-            return escalated(decisive, action, self._layers[decisive.layer], session_id, self.state, now())
+            return escalated(decisive, action, layer, session_id, self.state, now())
         except StateError as error:
             troubles.append(f"{error}; judged without circuit breakers")
-            return None
+            # Never more loosely than with the store: a nudge that nudgeTimeout may have turned into
+            # a deny by now is one (uncounted), while agentTimeout, which only loosens, stays off.
+            return unstored(decisive, action, layer)
 
     def _log(self, path: str, decision: Decision, microseconds: int) -> None:
         """Append the decision to the decision log; a failure is reported once on stderr, never raised."""

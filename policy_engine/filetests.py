@@ -61,10 +61,10 @@ def run_file(path: str, env: Mapping[str, str], *, assume_trusted: bool = False)
     """Judge the tests of the policy file at ``path`` (ConfigError when the file is invalid)."""
     from .config.discover import Discovery
     from .config.jsonc import parse
+    from .config.load import read_text
     from .engine import Engine
 
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    text = read_text(path)
     document = parse(text, path)
     env = {**env, "POLICY_ENGINE_MANAGED_CONFIG": ""}  # the file alone, wherever it is checked
     source = project_source(path)

@@ -9,12 +9,11 @@ to fix.
 
 from __future__ import annotations
 
-import json
 import signal
 from collections.abc import Mapping
 
 from .agents import agent_module
-from .agents.protocol import HookError, IncompleteCall, Reply
+from .agents.protocol import HookError, IncompleteCall, Reply, TooDeep, loads
 from .errors import ConfigError
 from .model import Action
 
@@ -94,7 +93,7 @@ def _payload(text: str | bytes) -> dict[str, Any]:
         except UnicodeDecodeError as error:
             raise HookError(f"stdin is not UTF-8 ({error.reason} at byte {error.start})") from None
     try:
-        payload = json.loads(text)
+        payload = loads(text, "the payload")
     except ValueError as error:
         raise HookError(f"stdin is not JSON ({error})") from None
     if not isinstance(payload, dict):
@@ -129,6 +128,8 @@ def _describe(error: BaseException) -> str:
         return f"{error.render()}\nFix the policy file (`policy check` shows the same error), then retry."
     if isinstance(error, IncompleteCall):
         return f"{error}; retry it with the path."
+    if isinstance(error, TooDeep):
+        return f"{error}, more than any tool call holds; it is refused unjudged."
     if isinstance(error, HookError):
         return f"{error}. Is the hook installed for the right agent (`policy doctor`)?"
     if isinstance(error, HookTimeout):

@@ -94,13 +94,13 @@ class _Rule(Record):
 def lint(paths: Sequence[str], env: Mapping[str, str]) -> list[Finding]:
     """Every finding for the policy files at ``paths``, linted together."""
     from .config.jsonc import parse
+    from .config.load import read_text
 
     findings: list[Finding] = []
     documents = {}
     for path in paths:
         try:
-            with open(path, encoding="utf-8") as handle:
-                documents[path] = parse(handle.read(), path)
+            documents[path] = parse(read_text(path), path)
             findings += _changes(path, _load(path, env))
         except ConfigError as error:
             findings += [_problem(path, problem) for problem in error.problems]

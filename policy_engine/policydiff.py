@@ -93,9 +93,9 @@ def corpus_calls(
 def _file_tests(path: str, home: str) -> list[ToolCall]:
     """The calls of a file's ``"tests"``, built as `policy test` builds them (its own default cwd)."""
     from .config.jsonc import parse
+    from .config.load import read_text
 
-    with open(path, encoding="utf-8") as handle:
-        document = parse(handle.read(), path)
+    document = parse(read_text(path), path)
     tests = document.data.get("tests") or []
     return [test_call(test, default_cwd(path), home) for test in tests]
 

@@ -77,9 +77,10 @@ class Sandbox:
     def run(
         self, *args: str, stdin: str | None = None, cwd: Path | None = None, env: dict[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
-        """Run the real ``policy`` CLI in a subprocess."""
+        """Run the real ``policy`` CLI in a subprocess: the installed package (``-P``: a run in the
+        checkout would otherwise import the checkout's copy, not an installed wheel)."""
         return subprocess.run(
-            [sys.executable, "-m", "policy_engine", *args],
+            [sys.executable, "-P", "-m", "policy_engine", *args],
             input=stdin,
             capture_output=True,
             text=True,

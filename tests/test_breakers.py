@@ -174,6 +174,22 @@ def test_a_broken_store_never_turns_a_deny_into_an_allow(sandbox: Sandbox, clock
     assert asked.action is Action.ASK and "session allows are not applied" in asked.reason
 
 
+def test_a_broken_store_applies_a_nudge_timeout_as_the_deny_it_may_have_become(
+    sandbox: Sandbox, clock: Clock
+) -> None:
+    """With a working store the 3rd ignored nudge is a deny; with a broken one the count is unknown,
+    so each such nudge is that deny (never more loosely), and the reason says why."""
+    engine = engine_for(sandbox, state=BrokenStore())
+    decision = engine.evaluate(ToolCall("bash", {"command": "grep x f"}, engine.cwd, session_id="s1"))
+    assert decision.action is Action.DENY
+    assert (decision.judged, decision.breaker) == (Action.NUDGE, "nudgeTimeout")
+    assert "cannot count this warning" in decision.reason and '"use rg"' in decision.reason
+    assert "judged without circuit breakers" in decision.reason
+    # Without a session nothing is counted with a working store either: the nudge stays a nudge.
+    plain = engine.evaluate(ToolCall("bash", {"command": "grep x f"}, engine.cwd))
+    assert plain.action is Action.NUDGE
+
+
 # ---- The CLI, the SQLite store and the decision log ----------------------------------------------
 
 

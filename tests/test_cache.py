@@ -65,8 +65,15 @@ def test_the_cli_on_a_hit_imports_nothing_heavy(sandbox: Sandbox) -> None:
         "from policy_engine import cli; status = cli.main();"
         "print([m for m in ('pydantic', 'json5', 'pathspec') if m in sys.modules], status)"
     )
+    # Run where `policy` ran (not in the checkout): `python -c` imports from its working directory
+    # first, and a checkout beside an installed wheel would be another copy with a cache of its own.
     result = subprocess.run(
-        [sys.executable, "-c", code, str(config)], capture_output=True, text=True, env=sandbox.env, check=True
+        [sys.executable, "-c", code, str(config)],
+        capture_output=True,
+        text=True,
+        env=sandbox.env,
+        cwd=str(sandbox.root),
+        check=True,
     )
     assert result.stdout.splitlines()[-1] == "[] 0"
 

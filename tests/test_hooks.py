@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import REPO, Sandbox
+from helpers import Sandbox
 from payloads import claude, codex, copilot, cursor, gemini, pi, shell
 
 POLICY = """
@@ -205,7 +205,9 @@ def python(sandbox: Sandbox, code: str, agent: str, payload: dict[str, Any]) -> 
         input=json.dumps(payload),
         capture_output=True,
         text=True,
-        cwd=str(REPO),
+        # Not in the checkout: `python -c` imports from its working directory first, and beside an
+        # installed wheel the checkout is another copy (with a compiled-policy cache of its own).
+        cwd=str(sandbox.root),
         env=sandbox.env,
         timeout=60,
     )

@@ -328,7 +328,7 @@ def test_the_cli_shows_the_changes_of_two_examples(tmp_path: Path) -> None:
         "PATH": "",
     }
     old, new = str(EXAMPLES / "quickstart.jsonc"), str(EXAMPLES / "destructive-gate.jsonc")
-    run = [sys.executable, "-m", "policy_engine", "diff", "--corpus", "/dev/null"]
+    run = [sys.executable, "-P", "-m", "policy_engine", "diff", "--corpus", "/dev/null"]
     changed = subprocess.run([*run, old, new], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
     assert changed.returncode == 1, changed.stderr
     assert "deny -> ask  bash: rm -rf build  (cwd /home/user/work)" in changed.stdout

@@ -100,7 +100,7 @@ def session_directory(transcript: object) -> str | None:
         with open(transcript, "rb") as handle:
             first = handle.readline(_FIRST_LINE_LIMIT)
         meta = json.loads(first)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     payload = meta.get("payload") if isinstance(meta, dict) and meta.get("type") == "session_meta" else None
     cwd = payload.get("cwd") if isinstance(payload, dict) else None

@@ -36,6 +36,45 @@ class IncompleteCall(HookError):
     """A well-formed payload whose call lacks what judging it needs (a file tool without its path)."""
 
 
+class TooDeep(HookError):
+    """A payload (or a JSON string in it) that nests lists and objects deeper than ``MAX_DEPTH``."""
+
+
+# Far more levels than any agent's payload or tool input holds (a few, a dozen for an MCP tool's
+# arguments), and far fewer than exhaust Python's recursion: in json itself (about 1,000, less
+# the frames already in use) or in any walker of a tool input, the daemon's threads included.
+MAX_DEPTH = 100
+
+
+def loads(text: str, what: str) -> Any:
+    """``json.loads(text)`` (ValueError when it is not JSON); TooDeep, naming ``what``, when it nests
+    deeper than ``MAX_DEPTH``, whether json itself runs out of stack or a walker would later."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise TooDeep(f"{what} is nested deeper than {MAX_DEPTH} levels") from None
+    # Nesting needs brackets: the usual payload has too few to look any closer.
+    if text.count("[") + text.count("{") > MAX_DEPTH and _nests_deeper(value, MAX_DEPTH):
+        raise TooDeep(f"{what} is nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def _nests_deeper(value: Any, limit: int) -> bool:
+    """Whether ``value`` holds a list or object ``limit`` levels down, level by level (recursion is
+    what such a value exhausts)."""
+    level = [value] if isinstance(value, dict | list) else []
+    for _ in range(limit):
+        level = [
+            child
+            for item in level
+            for child in (item.values() if isinstance(item, dict) else item)
+            if isinstance(child, dict | list)
+        ]
+        if not level:
+            return False
+    return True
+
+
 class HookEvent(Record):
     """A payload read: a call to judge (``pre``), or the outcome of one (``post``: ``ran``).
     ``mode`` is the agent's permission mode when its payload names one (Claude Code's
@@ -122,7 +161,7 @@ def arguments(payload: Mapping[str, Any], name: str) -> dict[str, Any]:
     value = payload.get(name)
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = loads(value, f'the payload\'s "{name}"')
         except ValueError:
             raise HookError(f'the payload\'s "{name}" is not JSON') from None
     if not isinstance(value, dict):

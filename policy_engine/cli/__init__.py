@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 
 from ..errors import ApprovalError, ConfigError
 from ..version import __version__
-from .common import EXIT_CONFIG, EXIT_USAGE, HelpFormatter, UsageError
+from .common import EXIT_BROKEN_PIPE, EXIT_CONFIG, EXIT_USAGE, HelpFormatter, UsageError
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
@@ -70,6 +71,26 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); its exit status.
+
+    A reader that leaves early (``policy log tail | head``) closes the pipe: what it did not read
+    it does not want, so the command stops without a traceback and exits 141 (128 + SIGPIPE, what
+    a shell reports for a command the signal ended). Python ignores SIGPIPE, so the write raises."""
+    try:
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()  # here, where a closed pipe is caught, not at exit where it is printed
+    except BrokenPipeError:
+        # As the signal module's documentation advises: what is still buffered goes to devnull,
+        # so that the interpreter's own flush at exit does not fail on the closed pipe again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     # A tool input may hold a lone surrogate ("\ud800" in JSON): written escaped, never a crash.
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
@@ -89,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"policy {args.command}: {error}", file=sys.stderr)
         return EXIT_USAGE
     except ConfigError as error:
+        print(error.render(), file=sys.stderr)  # first: a reader of stdout that leaves cannot lose it
         if getattr(args, "json", False):
             print(json.dumps({"error": "config", "problems": [str(p) for p in error.problems]}, indent=2))
-        print(error.render(), file=sys.stderr)
         return EXIT_CONFIG

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 EXIT_USAGE = 2
 EXIT_CONFIG = 3
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: the reader of stdout left early (cli.main)
 EXIT_FOR_ACTION = {Action.ALLOW: 0, Action.NUDGE: 0, Action.LOG: 0, Action.ASK: 10, Action.DENY: 20}
 
 
@@ -88,3 +89,5 @@ def input_json(text: str | None) -> Any:
         return json.loads(text) if text is not None else None
     except ValueError as error:
         raise UsageError(f"--input is not valid JSON: {error}") from None
+    except RecursionError:  # json's own limit, which depends on the stack in use: no fixed number
+        raise UsageError("--input is nested too deeply to read") from None

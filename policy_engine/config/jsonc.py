@@ -8,7 +8,9 @@ duplicate keys with the line of the second occurrence.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import sys
 from bisect import bisect_right
 from typing import Any
 
@@ -54,7 +56,12 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-_JSON5_ERROR = re.compile(r"<string>:(\d+) (.*) at column (\d+)")
+# json5's syntax error; what it found may be a raw line break, hence DOTALL.
+_JSON5_ERROR = re.compile(r"<string>:(\d+) (.*) at column (\d+)", re.DOTALL)
+
+# Deeper than any policy file needs, and well short of what exhausts Python's recursion in json5,
+# the position scanner and validation: past it a file is refused with the place, never a crash.
+MAX_DEPTH = 100
 
 
 def parse(text: str, file: str) -> Document:
@@ -81,11 +88,27 @@ def parse(text: str, file: str) -> Document:
                 )
             ]
         )
+    deep = _too_deep(text)
+    if deep is not None:
+        line, column = _line_column(text, deep)
+        raise ConfigError(
+            [
+                Problem(
+                    file,
+                    line,
+                    column,
+                    "",
+                    f"the file nests deeper than {MAX_DEPTH} levels: this bracket opens level "
+                    f"{MAX_DEPTH + 1}",
+                    "no policy setting nests this deep; check the brackets above for ones that never close",
+                )
+            ]
+        )
     try:
         data = _plain_json(text)
         if data is _NOT_PLAIN:
             data = json5.loads(text, allow_duplicate_keys=True)
-    except RecursionError:
+    except RecursionError:  # not past MAX_DEPTH, yet too deep for the stack left: no place to name
         raise ConfigError([Problem(file, None, None, "", "the file nests too deeply to read")]) from None
     except ValueError as error:
         raise ConfigError([_syntax_problem(str(error), text, file)]) from None
@@ -176,13 +199,91 @@ def _join_surrogates(value: Any) -> Any:
     return value
 
 
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based line and column of ``offset`` in ``text``."""
+    return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+
+
+# What may hold brackets that do not nest: strings (either quote) and comments; then the brackets.
+_NESTING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|//[^\n]*|/\*.*?\*/|[\[\]{}]", re.DOTALL)
+
+
+def _too_deep(text: str) -> int | None:
+    """The offset of the first bracket that opens level ``MAX_DEPTH + 1``, or None."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:  # the usual file: no need to look closer
+        return None
+    depth = 0
+    for token in _NESTING.finditer(text):
+        char = token.group()
+        if char in ("[", "{"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return token.start()
+        elif char in ("]", "}"):
+            depth -= 1
+    return None
+
+
 def _syntax_problem(message: str, text: str, file: str) -> Problem:
     found = _JSON5_ERROR.search(message)
     if not found:
-        return Problem(file, None, None, "", f"not valid JSONC: {message}")
+        return _unplaced_problem(message, text, file)
     line, what, column = int(found.group(1)), found.group(2), int(found.group(3))
+    if what in ('Unexpected "\n"', 'Unexpected "\r"'):
+        return Problem(
+            file,
+            line,
+            column,
+            "",
+            "not valid JSONC: the line ends inside a string",
+            "close the string with its quote on this line; a line break inside a string is written \\n",
+        )
     return Problem(
         file, line, column, "", f"not valid JSONC: {what.lower()}", _syntax_hint(text, line, column)
+    )
+
+
+# Strings of either quote and comments, or any other run of text (where numbers are).
+_COMMENTS_AND_STRINGS = re.compile(
+    r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|//[^\n]*|/\*.*?\*/|(?P<other>[^\"'/]+|/)", re.DOTALL
+)
+# An integer literal (JSON5 allows a sign), where it stands alone: not part of a float or a hex number.
+_INTEGER = re.compile(r"(?<![\w.])[-+]?(\d+)(?![\w.])")
+
+
+def _unplaced_problem(message: str, text: str, file: str) -> Problem:
+    """A json5 error without a position: an integer too long for Python to read (the only one
+    seen), placed at the number and named by its key; else the message as it is."""
+    limit = sys.get_int_max_str_digits()
+    if limit:
+        for token in _COMMENTS_AND_STRINGS.finditer(text):
+            if token.group("other") is None:
+                continue
+            for number in _INTEGER.finditer(token.group()):
+                if len(number.group(1)) > limit:
+                    return _long_number(text, file, token.start() + number.start(), number, limit)
+    return Problem(file, None, None, "", f"not valid JSONC: {message}")
+
+
+def _long_number(text: str, file: str, offset: int, number: re.Match[str], limit: int) -> Problem:
+    line, column = _line_column(text, offset)
+    # The text is valid but for the number: written as a 0 padded to its width, the scanner finds
+    # its key (the offsets stay the same).
+    width = number.end() - number.start()
+    key = ""
+    with contextlib.suppress(ValueError, IndexError):
+        places, _ = _Scanner(text[:offset] + "0".ljust(width) + text[offset + width :]).scan()
+        key = next(
+            (key_path(p) for p, at in places.items() if (at.value_line, at.value_column) == (line, column)),
+            "",
+        )
+    return Problem(
+        file,
+        line,
+        column,
+        key,
+        f"a number of {len(number.group(1))} digits: numbers longer than {limit} digits cannot be read",
+        "no setting takes a number this large; write a smaller one",
     )
 
 

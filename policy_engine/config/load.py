@@ -41,6 +41,38 @@ class SourceText(Record):
         return self.recorded is not None and self.recorded == digest(self.text)
 
 
+def read_text(path: str) -> str:
+    """The text of the policy file at ``path``, read as ``open(path, encoding="utf-8")`` reads it
+    (universal newlines); ConfigError with the line and column of the first byte that is not UTF-8.
+    OSError (missing, unreadable) is the caller's to report."""
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError([_not_utf8(path, raw, error)]) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _not_utf8(path: str, raw: bytes, error: UnicodeDecodeError) -> Problem:
+    # Everything before the first bad byte decodes; its lines and characters are what an editor counts.
+    before = raw[: error.start].decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    line = before.count("\n") + 1
+    column = len(before) - (before.rfind("\n") + 1) + 1
+    if line == 1 and before.startswith("\ufeff"):  # the byte-order mark is no character of the line
+        column -= 1
+    bad = raw[error.start : error.end]
+    return Problem(
+        path,
+        line,
+        column,
+        "",
+        f"not UTF-8 text: byte {' '.join(f'0x{b:02X}' for b in bad)} is not valid here ({error.reason})",
+        "save the file as UTF-8 (a Latin-1 or Windows-1252 editor writes é as the single byte 0xE9); "
+        "or write the character as an escape inside a string (\\u00e9)",
+    )
+
+
 def _read(discovery: Discovery, env: Mapping[str, str]) -> list[SourceText]:
     """The text of every discovered file, with the trust record of project files."""
     store = read_store(env) if any(s.role == PROJECT for s in discovery.sources) else {}
@@ -48,15 +80,12 @@ def _read(discovery: Discovery, env: Mapping[str, str]) -> list[SourceText]:
     problems = []
     for source in discovery.sources:
         try:
-            with open(source.path, encoding="utf-8") as handle:
-                text = handle.read()
+            text = read_text(source.path)
         except FileNotFoundError:
             problems.append(Problem(source.path, None, None, "", "file not found"))
             continue
-        except UnicodeDecodeError as error:
-            problems.append(
-                Problem(source.path, None, None, "", f"not UTF-8 text ({error.reason} at byte {error.start})")
-            )
+        except ConfigError as error:  # not UTF-8: where, and how to fix it
+            problems += error.problems
             continue
         except OSError as error:
             problems.append(Problem(source.path, None, None, "", f"cannot be read: {error.strerror}"))
