@@ -1,6 +1,7 @@
 """Benchmark: in-process evaluation cost, and the start-up cost of one `policy check` process.
 
-Run: python benchmarks/bench.py [--corpus DIR] [--config FILE] [--runs N]
+Run: python benchmarks/bench.py [--corpus DIR] [--config FILE] [--runs N] [--memory CALLS]
+                               [--only SECTION,...]
 
 1. Evaluation: every command line of the corpus (tldr.txt and nl2bash.txt) is judged as a bash call
    against examples/sample.jsonc by one in-process Engine; median and p99 microseconds per call.
@@ -21,6 +22,15 @@ Run: python benchmarks/bench.py [--corpus DIR] [--config FILE] [--runs N]
    (tests/data/tldr-readonly-sample.jsonl) allowed under each; and the share of every corpus line
    (tldr.txt and nl2bash.txt, read-only or not) each allows.
 
+6. Glob time: the rule glob `echo * * * * * *.sh` against `echo` lines of 1 KB and 10 KB that it
+   almost matches, as text (rules.glob_matches) and by options (the option-aware matcher of a deny
+   rule), and the whole `Engine.evaluate` of such a line under a deny and an allow rule; the worst
+   median of the line shapes, in ms.
+7. Daemon memory (--memory CALLS, off by default: some minutes): the daemon's per-request path
+   (hook.run with the daemon's engines) in this process for CALLS hook calls of varied commands,
+   working directories and sessions, in a scratch state directory; RSS before and after, and its
+   growth per 10,000 calls.
+
 Figures on a shared machine are noisy: compare ratios measured in one run, not absolute times
 across runs.
 """
@@ -34,6 +44,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
@@ -250,6 +261,124 @@ def bench_workload(corpus: Path, everything: list[str]) -> dict[str, dict[str, t
     return rates
 
 
+SIX_STARS = "echo * * * * * *.sh"
+
+
+def glob_lines(size: int) -> dict[str, str]:
+    """``echo`` lines of about ``size`` bytes that the six-star glob almost matches, by shape."""
+
+    def line(unit: str, end: str) -> str:
+        return "echo " + unit * ((size - 5 - len(end)) // len(unit)) + end
+
+    return {
+        "words": line("a ", "x.s"),
+        "one word": line("a", ".sh"),
+        "scripts": line("x.sh ", "y.s"),
+        "matched": line("x.sh ", "y.sh"),
+    }
+
+
+def bench_glob(cwd: str, rounds: int = 20) -> dict[int, dict[str, float]]:
+    """Per line size, the worst median ms over the shapes of: the glob as text, by options, and a
+    whole evaluation under a deny rule and under an allow rule of the glob."""
+    import json
+    import tempfile
+
+    from policy_engine import Engine, ToolCall
+    from policy_engine.rules import glob_matches
+    from policy_engine.shell.commandline import Reader
+    from policy_engine.shell.knowledge import knowledge
+
+    engines = {}
+    with tempfile.TemporaryDirectory(prefix="policy-bench-glob-") as scratch:
+        for action, default in (("deny", "allow"), ("allow", "ask")):
+            path = Path(scratch) / f"{action}.jsonc"
+            rule = {"action": action, "tool": "bash", "pattern": SIX_STARS}
+            policy = {"defaultAction": default, "rules": [rule]}
+            path.write_text(json.dumps({"extends": None, "defaultPolicy": "p", "policies": {"p": policy}}))
+            engines[action] = Engine(str(path), cwd=cwd)
+    reader = Reader(knowledge())
+    clock = time.perf_counter
+    results: dict[int, dict[str, float]] = {}
+    for size in (1_000, 10_000):
+        worst = {"text": 0.0, "options": 0.0, "deny": 0.0, "allow": 0.0}
+        for text in glob_lines(size).values():
+            words = tuple(text.split())
+            call = ToolCall("bash", {"command": text}, cwd)
+            runs: dict[str, Any] = {
+                "text": lambda text=text: glob_matches(SIX_STARS, text),
+                # A Reader of its own each time: the reading of the words is part of the match.
+                "options": lambda words=words: Reader(reader.knowledge).matches(
+                    SIX_STARS, words, glob_matches
+                ),
+                "deny": lambda call=call: engines["deny"].evaluate(call),
+                "allow": lambda call=call: engines["allow"].evaluate(call),
+            }
+            for name, run in runs.items():
+                run()  # warm: the knowledge entry, the analyses
+                timings = []
+                for _ in range(rounds):
+                    start = clock()
+                    run()
+                    timings.append((clock() - start) * 1000)
+                worst[name] = max(worst[name], statistics.median(timings))
+        results[size] = worst
+    return results
+
+
+def bench_memory(config: Path, calls: int, lines: list[str]) -> dict[str, float]:
+    """RSS (MiB) of the daemon's per-request path before and after ``calls`` hook calls, in this
+    process: Claude Code payloads of corpus commands, in 40 working directories (more than the
+    daemon keeps engines for), sessions of 200 calls, a scratch state store and decision log."""
+    import gc
+    import json
+    import tempfile
+
+    from policy_engine.daemon import Daemon
+    from policy_engine.hook import run
+
+    def rss() -> float:
+        with open("/proc/self/statm") as statm:  # Linux; resident pages
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+    with tempfile.TemporaryDirectory(prefix="policy-bench-memory-") as scratch:
+        env = dict(os.environ, POLICY_ENGINE_STATE_DIR=scratch, POLICY_ENGINE_CONFIG=str(config))
+        daemon = Daemon(env)
+        cwds = [f"/home/user/work/p{i}" for i in range(40)]
+
+        def payload(i: int) -> str:
+            return json.dumps(
+                {
+                    "session_id": f"s{i // 200}",
+                    "cwd": cwds[i % len(cwds)],
+                    "hook_event_name": "PreToolUse",
+                    "tool_name": "Bash",
+                    "tool_input": {"command": lines[i % len(lines)]},
+                    "tool_use_id": f"t{i}",
+                }
+            )
+
+        warm = min(5_000, calls)
+        for i in range(warm):  # imports, grammars, the first engines: not growth
+            run("claude", payload(i), env, engine_for=daemon.engine)
+        gc.collect()
+        before = rss()
+        marks = []
+        for i in range(warm, warm + calls):
+            run("claude", payload(i), env, engine_for=daemon.engine)
+            if (i - warm + 1) % 10_000 == 0:
+                marks.append(rss())
+        gc.collect()
+        after = rss()
+    return {
+        "calls": calls,
+        "before_mib": before,
+        "after_mib": after,
+        "per_10k_mib": (after - before) * 10_000 / calls,
+        "last_10k_mib": (marks[-1] - marks[-2]) if len(marks) > 1 else float("nan"),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -260,7 +389,20 @@ def main() -> int:
     parser.add_argument("--config", type=Path, default=REPO / "examples" / "sample.jsonc")
     parser.add_argument("--runs", type=int, default=40, help="process runs of each kind (default 40)")
     parser.add_argument("--cwd", default="/home/user/work", help="working directory of the judged calls")
+    parser.add_argument(
+        "--memory", type=int, default=0, metavar="CALLS", help="measure the daemon's memory over CALLS calls"
+    )
+    parser.add_argument(
+        "--only",
+        default="",
+        help="comma-separated sections to run (evaluation, inline, startup, hook, "
+        "workload, glob, memory); default: all but memory, which needs --memory",
+    )
     args = parser.parse_args()
+    only = set(filter(None, args.only.split(",")))
+
+    def wanted(section: str) -> bool:
+        return not only or section in only
 
     import policy_engine
 
@@ -272,6 +414,24 @@ def main() -> int:
     if not lines:
         print(f"no corpus found in {args.corpus}", file=sys.stderr)
         return 1
+    if wanted("evaluation"):
+        report_evaluation(args, lines)
+    if wanted("inline"):
+        report_inline(args)
+    if wanted("startup"):
+        report_startup(args)
+    if wanted("hook"):
+        report_hook(args)
+    if wanted("workload"):
+        report_workload(args, lines)
+    if wanted("glob"):
+        report_glob(args)
+    if args.memory and (not only or "memory" in only):
+        report_memory(args, lines)
+    return 0
+
+
+def report_evaluation(args: argparse.Namespace, lines: list[str]) -> None:
     evaluation = bench_evaluation(args.config, lines, args.cwd)
     print(
         f"evaluation: {evaluation['calls']} corpus command lines against {args.config.name}: "
@@ -283,6 +443,9 @@ def main() -> int:
         f"shell analysis alone: median {analysis['median_us']:.1f} µs, "
         f"p99 {analysis['p99_us']:.1f} µs per line"
     )
+
+
+def report_inline(args: argparse.Namespace) -> None:
     inline = bench_inline(args.config, args.cwd)
     plain = inline["plain"]
     print(
@@ -291,6 +454,9 @@ def main() -> int:
         f"({inline['python'] / plain:.1f}x), a node -e program {inline['node']:.1f} µs "
         f"({inline['node'] / plain:.1f}x) (medians)"
     )
+
+
+def report_startup(args: argparse.Namespace) -> None:
     startup = bench_startup(args.config, args.runs, args.cwd)
     print(
         f"start-up: `policy check` {startup['check_ms']:.1f} ms vs `python -c pass` "
@@ -298,6 +464,9 @@ def main() -> int:
         f"{startup['ratio']:.2f}x; with a python3 program to analyse {startup['python_check_ms']:.1f} ms "
         f"({startup['python_ratio']:.2f}x)"
     )
+
+
+def report_hook(args: argparse.Namespace) -> None:
     hook = bench_hook(args.config, args.runs, args.cwd)
 
     def measured(name: str) -> str:
@@ -314,6 +483,9 @@ def main() -> int:
         f"  `{PARSED}` (parsed) without the daemon: {measured('direct_parsed')}\n"
         f"  `{PLAIN}` with the daemon: {measured('daemon')}"
     )
+
+
+def report_workload(args: argparse.Namespace, lines: list[str]) -> None:
     rates = bench_workload(args.corpus, lines)
     print("auto-allow rates (allowed without a prompt: agent-workload corpus, tldr sample, whole corpus):")
     for policy, kinds in rates.items():
@@ -322,7 +494,26 @@ def main() -> int:
             for kind, (allowed, total) in kinds.items()
         )
         print(f"  {policy}: {shares}")
-    return 0
+
+
+def report_glob(args: argparse.Namespace) -> None:
+    glob = bench_glob(args.cwd)
+    print(f"glob time: `{SIX_STARS}` against echo lines it almost matches (worst median of 4 shapes):")
+    for size, times in glob.items():
+        print(
+            f"  {size // 1000} KB: as text {times['text']:.3f} ms, by options {times['options']:.2f} ms; "
+            f"evaluation under a deny rule {times['deny']:.2f} ms, an allow rule {times['allow']:.2f} ms"
+        )
+
+
+def report_memory(args: argparse.Namespace, lines: list[str]) -> None:
+    memory = bench_memory(args.config, args.memory, lines)
+    print(
+        f"daemon memory: RSS {memory['before_mib']:.1f} MiB before and {memory['after_mib']:.1f} MiB after "
+        f"{memory['calls']} hook calls (the daemon's per-request path in-process): "
+        f"{memory['per_10k_mib']:+.2f} MiB per 10,000 calls, "
+        f"{memory['last_10k_mib']:+.2f} MiB in the last 10,000"
+    )
 
 
 if __name__ == "__main__":

@@ -5,8 +5,18 @@ A hook is a new process per tool call. Importing the engine, tree-sitter and the
 costs some 40 ms on every call; asking ``policy serve`` over its unix socket costs little more
 than starting Python, provided this module imports nothing it can avoid: not the package's other
 modules, not ``typing`` (~5 ms), not ``socket`` (its enums, ~3 ms: ``_socket`` does the same
-work), not ``json`` (it brings ``re``). Requests and replies are therefore fields separated by NUL
-bytes, which neither environment values, agents' JSON payloads nor our answers contain.
+work), not ``json`` (it brings ``re``), not ``hmac`` (it loads OpenSSL, ~2.5 ms). Requests and
+replies are therefore fields separated by NUL bytes, which neither environment values, agents' JSON
+payloads nor our answers contain.
+
+Whatever listens on the socket is not believed for being there: the client takes an answer only
+from a daemon that proves it is ours. The state directory must be the user's alone (owned by the
+user, closed to the group and others), the socket the user's, the process at the other end the
+user's (its uid from the kernel: ``SO_PEERCRED``, ``LOCAL_PEERCRED`` on macOS), and the reply must
+carry an HMAC-SHA256, under the secret in ``daemon.key`` (0o600, which the agent's commands can
+neither read nor write: self-protection), of the request — with a fresh nonce — and of the reply
+itself: a replayed or spliced reply fails, and the secret never crosses the socket. An answer that
+is not proven is not used: the call is judged in-process, and one line on stderr says why.
 """
 
 from __future__ import annotations
@@ -16,7 +26,8 @@ import sys
 
 TYPE_CHECKING = False  # not typing's (see above); type checkers treat the name as True
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from _hashlib import HASH
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 # Environment the daemon judges with: where files are found and how the engine is set up. Sent
@@ -29,8 +40,16 @@ SECRET_WORDS = (
     *("TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "ACCESS_KEY", "ACCESSKEY"),
     *("PRIVATE_KEY", "PRIVATEKEY", "CREDENTIAL", "AUTH"),
 )
-MAGIC = "policy-engine/1"
+MAGIC = "policy-engine/2"  # /1 had no proof of the daemon: its daemons are refused
 NUL = "\0"
+# Strings cross the socket as UTF-8 with their surrogates as they are ("surrogatepass"): an
+# undecodable byte of an environment value (os.environ's surrogate escapes) and a lone surrogate
+# a payload wrote as a JSON escape ("\ud800") come back unchanged, and encoding never fails.
+CODEC = "surrogatepass"
+# Seconds the hook may take (POLICY_ENGINE_HOOK_TIMEOUT): the default, and the most it may be set
+# to (any positive time below it is taken: a tiny one makes every call time out, which blocks).
+TIMEOUT, LONGEST = 20.0, 600.0
+KEY_BYTES = 32  # the daemon's secret: as long as the HMAC-SHA256 it keys
 
 
 class Reply:
@@ -54,36 +73,86 @@ def secret_name(name: str) -> bool:
     return any(word in upper for word in SECRET_WORDS)
 
 
-def encode_request(version: str, agent: str, payload: str, env: Mapping[str, str]) -> bytes | None:
-    """The request's bytes, or None when a field holds a NUL (the call is then judged in-process)."""
-    fields = [MAGIC, version, agent, payload]
+def encode_request(
+    version: str, nonce: str, agent: str, payload: str, env: Mapping[str, str]
+) -> bytes | None:
+    """The request's bytes, or None when a field holds a NUL (the call is then judged in-process).
+    ``nonce`` is fresh for every request (hex digits): the daemon's proof covers it."""
+    fields = [MAGIC, version, nonce, agent, payload]
     for key, value in forwarded_env(env).items():
         fields += [key, value]
     if any(NUL in field for field in fields):
         return None
-    return NUL.join(fields).encode("utf-8", "surrogateescape")
+    return NUL.join(fields).encode("utf-8", CODEC)
 
 
 def decode_request(raw: bytes) -> tuple[str, str, str, dict[str, str]]:
-    """(version, agent, payload, env) of a request; ValueError when it is not one."""
-    fields = raw.decode("utf-8", "surrogateescape").split(NUL)
-    if len(fields) < 4 or fields[0] != MAGIC or len(fields) % 2:
+    """(version, agent, payload, env) of a request; ValueError (UnicodeDecodeError among them) when
+    it is not one."""
+    fields = raw.decode("utf-8", CODEC).split(NUL)
+    if len(fields) < 5 or fields[0] != MAGIC or not len(fields) % 2:
         raise ValueError("not a policy-engine request")
-    env = dict(zip(fields[4::2], fields[5::2], strict=True))
-    return fields[1], fields[2], fields[3], env
+    env = dict(zip(fields[5::2], fields[6::2], strict=True))
+    return fields[1], fields[3], fields[4], env
 
 
-def encode_reply(version: str, status: int, stdout: str, stderr: str) -> bytes:
+def encode_reply(request: bytes, key: bytes, version: str, status: int, stdout: str, stderr: str) -> bytes:
+    """The daemon's reply to ``request``, signed under ``key`` (see ``proof``). Never raises."""
+    import hmac  # the daemon's side: the standard one, which the client's own HMAC is checked against
+
     fields = [MAGIC, version, str(status), stdout.replace(NUL, ""), stderr.replace(NUL, "")]
-    return NUL.join(fields).encode("utf-8", "surrogateescape")
+    body = NUL.join(fields).encode("utf-8", CODEC)
+    signed = hmac.new(key, _digest(request) + body, "sha256").hexdigest()
+    return body + NUL.encode() + signed.encode()
 
 
-def decode_reply(raw: bytes, version: str) -> Reply | None:
-    """The reply, or None when it is not one of this version's (the caller then judges itself)."""
-    fields = raw.decode("utf-8", "surrogateescape").split(NUL)
+def decode_reply(raw: bytes, version: str, request: bytes, key: bytes) -> Reply | None:
+    """The reply to ``request``, or None when it is not one of this version's or not signed under
+    ``key`` (the caller then judges itself)."""
+    from _operator import _compare_digest  # hmac.compare_digest, without loading hmac
+
+    body, _, signed = raw.rpartition(NUL.encode())
+    if not _compare_digest(signed, proof(key, request, body).encode()):
+        return None
+    fields = body.decode("utf-8", CODEC).split(NUL)
     if len(fields) != 5 or fields[0] != MAGIC or fields[1] != version or not fields[2].isdigit():
         return None
     return Reply(fields[3], fields[4], int(fields[2]))
+
+
+def proof(key: bytes, request: bytes, body: bytes) -> str:
+    """HMAC-SHA256 under ``key`` of the request's digest (which holds its nonce) and the reply's
+    ``body``, in hex: what only a holder of the key can give for this request and this reply."""
+    return _hmac_sha256(key, _digest(request) + body).hex()
+
+
+def _digest(data: bytes) -> bytes:
+    return _sha256()(data).digest()
+
+
+def _hmac_sha256(key: bytes, message: bytes) -> bytes:
+    """HMAC-SHA256 (RFC 2104) over the interpreter's own SHA-256: ``hmac`` would load OpenSSL's
+    ``_hashlib`` (~2.5 ms) where ``_sha256`` costs ~0.3 ms. The daemon signs with ``hmac``, so
+    every answer from it checks this against the standard one."""
+    sha256 = _sha256()
+    block = (sha256(key).digest() if len(key) > 64 else key).ljust(64, b"\0")
+    inner = sha256(bytes(byte ^ 0x36 for byte in block) + message).digest()
+    return sha256(bytes(byte ^ 0x5C for byte in block) + inner).digest()
+
+
+def _sha256() -> Callable[[bytes], HASH]:
+    """The SHA-256 constructor, from the cheapest module that has it."""
+    if TYPE_CHECKING:
+        from hashlib import sha256
+    else:
+        try:
+            from _sha256 import sha256  # Python 3.11
+        except ImportError:
+            try:
+                from _sha2 import sha256  # Python 3.12 and later
+            except ImportError:  # an interpreter without them: hashlib has one, if slower to load
+                from hashlib import sha256
+    return sha256
 
 
 def _hook_agent(argv: list[str]) -> str | None:
@@ -95,21 +164,40 @@ def _hook_agent(argv: list[str]) -> str | None:
     return None
 
 
-def ask_daemon(agent: str, text: str, env: Mapping[str, str], timeout: float) -> Reply | None:
-    """The daemon's reply, or None when it cannot answer (not running, stale, another version, too
-    slow): the caller then judges in-process."""
-    from policy_engine.statedir import socket_path
+def ask_daemon(agent: str, text: str, env: Mapping[str, str], timeout: float) -> Reply | str | None:
+    """The daemon's reply; None when no daemon can answer (none running, a stale socket, another
+    version, too slow); or, when what answers cannot prove it is our daemon, why (a phrase). The
+    caller judges in-process unless it got a reply."""
+    from policy_engine.statedir import not_ours_alone, socket_path, state_directory
     from policy_engine.version import __version__
 
-    request = encode_request(__version__, agent, text, env)
+    request = encode_request(__version__, os.urandom(16).hex(), agent, text, env)
     if request is None:
         return None
+    directory, path = state_directory(env), socket_path(env)
+    try:
+        # Checked before anything in it is believed: in a directory others can write, anyone can
+        # put a socket of their own, or replace the key.
+        problem = not_ours_alone("the state directory", directory, os.stat(directory))
+    except OSError:
+        return None  # no state directory: no daemon yet
+    if problem is not None:
+        return problem
+    try:
+        owner = os.lstat(path).st_uid  # its mode matters not in a directory closed to others
+    except OSError:
+        return None  # no daemon yet
+    if owner != os.getuid():
+        return f"the daemon socket {path} is not ours (owner uid {owner})"
     import _socket  # here: a call judged in-process (POLICY_ENGINE_DAEMON=0) does not load it
 
     connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         connection.settimeout(timeout)
-        connection.connect(socket_path(env))
+        connection.connect(path)
+        peer = _peer_uid(connection)
+        if peer is not None and peer != os.getuid():  # sent nothing: the payload is not theirs to see
+            return f"the daemon on {path} is not ours (it runs as uid {peer})"
         connection.sendall(request)
         connection.shutdown(_socket.SHUT_WR)
         chunks = []
@@ -119,7 +207,58 @@ def ask_daemon(agent: str, text: str, env: Mapping[str, str], timeout: float) ->
         return None
     finally:
         connection.close()
-    return decode_reply(b"".join(chunks), __version__)
+    if not chunks:  # how a daemon refuses a request (another version's, one it cannot read)
+        return None
+    key = read_key(env)
+    if isinstance(key, str):
+        return f"the daemon on {path} cannot prove it is ours: {key}"
+    reply = decode_reply(b"".join(chunks), __version__, request, key)
+    if reply is None:
+        return f"the daemon on {path} did not prove it is ours (its reply is not signed with our key)"
+    return reply
+
+
+def _peer_uid(connection: Any) -> int | None:
+    """The uid of the process that listens at the other end of ``connection``, as the kernel says,
+    or None where it cannot be learnt (then the key alone proves the daemon)."""
+    if sys.platform == "linux":
+        import _socket
+
+        # struct ucred { pid_t pid; uid_t uid; gid_t gid; }: three native 32-bit integers.
+        credentials = connection.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+        return int.from_bytes(credentials[4:8], sys.byteorder)
+    if sys.platform == "darwin":
+        # getpeereid(3)'s source: LOCAL_PEERCRED (option 1 at level SOL_LOCAL, 0; _socket names
+        # neither) gives struct xucred { u_int cr_version; uid_t cr_uid; short cr_ngroups; gid_t
+        # cr_groups[16]; }, 76 bytes. Not tested here: should it fail, the key still decides.
+        try:
+            credentials = connection.getsockopt(0, 1, 76)
+        except OSError:
+            return None
+        return int.from_bytes(credentials[4:8], sys.byteorder)
+    return None
+
+
+def read_key(env: Mapping[str, str]) -> bytes | str:
+    """The daemon's secret, or why it cannot be used (a phrase): missing, not the user's alone
+    (a key others could read proves nothing), or too short."""
+    from policy_engine.statedir import key_path, not_ours_alone
+
+    path = key_path(env)
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as error:
+        return f"the daemon's key {path} cannot be read ({error.strerror})"
+    try:
+        problem = not_ours_alone("the daemon's key", path, os.fstat(descriptor))
+        key = os.read(descriptor, 4096) if problem is None else b""
+    except OSError as error:
+        return f"the daemon's key {path} cannot be read ({error.strerror})"
+    finally:
+        os.close(descriptor)
+    if problem is not None:
+        return problem
+    return key if len(key) >= KEY_BYTES else f"the daemon's key {path} is too short ({len(key)} bytes)"
 
 
 def start_daemon(env: Mapping[str, str]) -> None:
@@ -138,11 +277,21 @@ def start_daemon(env: Mapping[str, str]) -> None:
         )
 
 
-def _timeout(env: Mapping[str, str]) -> float:
+def hook_timeout(env: Mapping[str, str]) -> tuple[float, str | None]:
+    """The seconds one hook call may take (``POLICY_ENGINE_HOOK_TIMEOUT``, unset or empty for the
+    default), and what is wrong with the variable when it holds anything but a number of seconds
+    in range (nan, inf, 0, a word): then the default applies, never "no limit" nor "no time"."""
+    text = env.get("POLICY_ENGINE_HOOK_TIMEOUT", "")
+    if not text:
+        return TIMEOUT, None
     try:
-        return float(env.get("POLICY_ENGINE_HOOK_TIMEOUT", "20"))
+        seconds = float(text)
     except ValueError:
-        return 20.0
+        seconds = float("nan")
+    if 0 < seconds <= LONGEST:  # false for nan
+        return seconds, None
+    problem = f"POLICY_ENGINE_HOOK_TIMEOUT={text} is not a number of seconds (above 0, at most {LONGEST:g})"
+    return TIMEOUT, f"{problem}; using {TIMEOUT:g}"
 
 
 def main() -> int:
@@ -189,21 +338,33 @@ def _answer(agent: str, raw: bytes, env: Mapping[str, str]) -> Reply:
     in-process the rest, so that the answer always comes before the agent's own timeout."""
     import time
 
-    started, budget = time.monotonic(), _timeout(env)
+    started = time.monotonic()
+    budget, problem = hook_timeout(env)
+    notes = [] if problem is None else [problem]  # said on stderr, whoever judges the call
+    judging = env if problem is None else {**env, "POLICY_ENGINE_HOOK_TIMEOUT": repr(budget)}
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = None  # judged in-process, which refuses it and says why
     if text is not None and env.get("POLICY_ENGINE_DAEMON", "1") not in ("0", "false", "no", "off"):
-        reply = ask_daemon(agent, text, env, budget / 2)
-        if reply is not None:
-            return reply
-        start_daemon(env)
+        reply = ask_daemon(agent, text, judging, budget / 2)
+        if isinstance(reply, Reply):
+            return _noted(reply, notes)
+        if reply is None:
+            start_daemon(env)
+        else:  # an impostor, or a directory others can change: no daemon started there either
+            notes.append(f"{reply}: judged in-process")
     from policy_engine.hook import run
 
     left = max(budget - (time.monotonic() - started), 0.0001)
     judged = run(agent, raw if text is None else text, {**env, "POLICY_ENGINE_HOOK_TIMEOUT": repr(left)})
-    return Reply(judged.stdout, judged.stderr, judged.status)
+    return _noted(Reply(judged.stdout, judged.stderr, judged.status), notes)
+
+
+def _noted(reply: Reply, notes: list[str]) -> Reply:
+    """``reply`` with a ``policy-engine:`` line on stderr for each note, after what it says."""
+    lines = "".join(f"policy-engine: {note}\n" for note in notes)
+    return Reply(reply.stdout, reply.stderr + lines, reply.status) if lines else reply
 
 
 def _emergency(agent: str, error: BaseException) -> Reply:

@@ -3,11 +3,19 @@
 The socket (``daemon.sock`` in the state directory, which is the user's alone: 0o700, the socket
 0o600) takes one request per connection — the agent, its payload and the caller's environment,
 framed by ``client.py`` — and answers the status, stdout and stderr that ``policy hook`` would
-give. Engines are kept per working directory and environment, and rebuilt when a policy file or
-the trust store changes (their size and modification time are checked on every call), so an edit
-takes effect on the next call, and at least every minute. A request from another version of the
-package is refused (the client then judges in-process and starts a daemon of its own version),
-and the daemon leaves; it also leaves after ``idle`` seconds without a request.
+give, signed with the secret in ``daemon.key`` (0o600, made at the first start) so that the
+client knows the answer is ours. Engines are kept per working directory and environment, and
+rebuilt when a policy file or the trust store changes (their size and modification time are
+checked on every call), so an edit takes effect on the next call, and at least every minute. A
+request from another version of the package is refused (the client then judges in-process and
+starts a daemon of its own version), and the daemon leaves; it also leaves after ``idle`` seconds
+without a request.
+
+The daemon does not serve from a state directory that is not the user's alone (another owner, or
+open to the group or others): it says so and leaves, changing nothing (the client, which checks
+the same, judges in-process). A request it cannot read gets an empty reply; whatever it receives,
+it answers and stays, so that a call it has judged (and logged, and counted for the circuit
+breakers) is never judged again by the client.
 """
 
 from __future__ import annotations
@@ -21,8 +29,8 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .client import decode_request, encode_reply
-from .statedir import socket_path, state_directory
+from .client import KEY_BYTES, decode_request, encode_reply, hook_timeout, read_key
+from .statedir import key_path, not_ours_alone, socket_path, state_directory
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -43,6 +51,9 @@ class Daemon:
     def __init__(self, env: Mapping[str, str], idle: float = IDLE) -> None:
         self.directory = state_directory(env)
         self.path = socket_path(env)
+        self.key_path = key_path(env)
+        self.key = b""  # read (or made) by serve()
+        self.env = env
         self.idle = idle
         self._engines: OrderedDict[Any, tuple[Any, float, Engine]] = OrderedDict()
         self._stopping = False
@@ -82,15 +93,29 @@ class Daemon:
         if version != __version__:  # the package was upgraded (or downgraded) under us:
             self._stopping = True  # leave, so that the new version's client can start its own
             return b""
+        seconds, problem = hook_timeout(env)
+        if problem is not None:  # a bad value (the client names it): the default, as in-process
+            env = {**env, "POLICY_ENGINE_HOOK_TIMEOUT": repr(seconds)}
         reply = run(agent, payload, env, engine_for=self.engine)
-        return encode_reply(__version__, reply.status, reply.stdout, reply.stderr)
+        return encode_reply(raw, self.key, __version__, reply.status, reply.stdout, reply.stderr)
 
-    def serve(self) -> None:
-        """Listen until idle for ``self.idle`` seconds; one request at a time."""
-        os.makedirs(self.directory, mode=0o700, exist_ok=True)
+    def serve(self) -> bool:
+        """Listen until idle for ``self.idle`` seconds; one request at a time. False, having said
+        why on stderr, when the state directory or the key cannot be trusted."""
+        os.makedirs(self.directory, mode=0o700, exist_ok=True)  # an existing one is left as it is
+        problem = not_ours_alone("the state directory", self.directory, os.stat(self.directory))
+        key = self._key() if problem is None else problem
+        if isinstance(key, str):
+            print(
+                f"policy serve: {key}: not serving (what the daemon uses must be the user's alone: "
+                "owned by the user, mode 0700 for the directory, 0600 for the key)",
+                file=sys.stderr,
+            )
+            return False
+        self.key = key
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
             if not self._bind(server):
-                return
+                return True
             try:
                 server.listen(64)
                 server.settimeout(self.idle)
@@ -98,13 +123,35 @@ class Daemon:
                     try:
                         connection, _ = server.accept()
                     except TimeoutError:
-                        return
+                        return True
                     with connection:
                         self._handle(connection)
                     if self._stopping:
-                        return
+                        return True
             finally:
                 _remove(self.path)
+
+    def _key(self) -> bytes | str:
+        """The secret the replies are signed with, made (0o600, random) when there is none yet; or
+        why the one there cannot be used."""
+        if not os.path.lexists(self.key_path):
+            # Written aside, then linked into place: a daemon starting at the same moment reads
+            # either none (and makes its own, which loses the race) or a whole one.
+            aside = f"{self.key_path}.{os.getpid()}"
+            _remove(aside)
+            try:
+                descriptor = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+                try:
+                    os.write(descriptor, os.urandom(KEY_BYTES))
+                finally:
+                    os.close(descriptor)
+                with contextlib.suppress(FileExistsError):
+                    os.link(aside, self.key_path)
+            except OSError as error:
+                return f"the daemon's key {self.key_path} cannot be made ({error.strerror or error})"
+            finally:
+                _remove(aside)
+        return read_key(self.env)
 
     def _bind(self, server: socket.socket) -> bool:
         """Bind the socket, replacing a stale one; False when a live daemon already has it."""
@@ -130,6 +177,8 @@ class Daemon:
             connection.sendall(self.answer(b"".join(chunks)))
         except OSError:
             pass  # the client went away; it judges in-process
+        except Exception as error:  # a bug of ours: said, and the daemon stays for the next call
+            print(f"policy serve: a request failed ({type(error).__name__}: {error})", file=sys.stderr)
 
 
 def _stamp(path: str) -> tuple[str, int, int]:
@@ -160,6 +209,6 @@ def stop(env: Mapping[str, str]) -> bool:
 
 
 def main(env: Mapping[str, str], idle: float) -> int:
-    Daemon(env, idle).serve()
+    served = Daemon(env, idle).serve()
     sys.stdout.flush()
-    return 0
+    return 0 if served else 1

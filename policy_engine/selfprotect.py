@@ -3,9 +3,11 @@ the hook, cannot be written by the agent it judges (on unless the user's policy 
 
 An agent that may edit ``~/.claude/settings.json`` or the policy file can switch the gate off; these
 paths are protected like a ``{"write": "deny"}`` pathProtection entry, checked before every rule,
-so no rule or approval opens them. Reading them is allowed. The list depends on the environment
-(``XDG_*``, ``POLICY_ENGINE_*``) and on which files were found, so it is built per engine, not
-compiled into the cached policy; it needs no pathspec: the patterns are written as regexes here.
+so no rule or approval opens them. Reading them is allowed, but for the daemon's secret
+(``daemon.key``): a command that could read it could answer for the daemon. The list depends on
+the environment (``XDG_*``, ``POLICY_ENGINE_*``) and on which files were found, so it is built per
+engine, not compiled into the cached policy; it needs no pathspec: the patterns are written as
+regexes here.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from .config.cache import cache_directory
 from .config.discover import agent_directory, managed_path, user_candidates
 from .config.trust import store_path
 from .model import Action, Origin
-from .policy import WRITE_SENSES, Protection
-from .statedir import state_directory
+from .policy import READ_SENSES, WRITE_SENSES, Protection
+from .statedir import key_path, state_directory
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
@@ -60,6 +62,22 @@ def protected_paths(env: Mapping[str, str], discovery: Discovery, home: str) -> 
 def self_protections(env: Mapping[str, str], discovery: Discovery, home: str) -> tuple[Protection, ...]:
     """The protections that keep the agent from editing what decides over it."""
     entries = [_absolute(path) for path in protected_paths(env, discovery, home)]
+    # The daemon's secret is neither read nor written: with it, anything listening on the socket
+    # would be believed (client.py), and the agent's commands could answer for the engine.
+    key = os.path.normpath(key_path(env))
+    senses = tuple(dict.fromkeys(READ_SENSES + WRITE_SENSES))
+    entries.append(
+        Protection(
+            key,
+            Action.DENY,
+            "absolute",
+            re.escape(key.lstrip("/")) + "$",
+            ORIGIN,
+            senses,
+            key.lstrip("/"),
+            True,
+        )
+    )
     # A .pth file where this interpreter loads them runs code in every Python start, the hook's too.
     version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
     for packages in dict.fromkeys(  # in a fixed order: verdicts must come out the same in every process

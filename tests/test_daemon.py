@@ -48,7 +48,9 @@ def daemon(sandbox: Sandbox) -> Iterator[Path]:
     sandbox.write(sandbox.user_config, POLICY % "rm *")
     sandbox.env["POLICY_ENGINE_STATE_DIR"] = str(sandbox.root / "state")
     process = subprocess.Popen(
-        [sys.executable, "-m", "policy_engine", "serve", "--idle", "120"], env=sandbox.env, cwd=str(REPO)
+        [sys.executable, "-P", "-m", "policy_engine", "serve", "--idle", "120"],
+        env=sandbox.env,
+        cwd=str(REPO),
     )
     path = sandbox.root / "state" / "daemon.sock"
     try:
@@ -268,3 +270,69 @@ def test_engines_are_rebuilt_at_least_every_minute(sandbox: Sandbox, monkeypatch
     rebuilt = server.engine(call, sandbox.env)
     assert rebuilt is not first
     assert str(rebuilt.evaluate(call).action) == "deny"
+
+
+BREAKER_POLICY = (
+    '{ "policies": { "p": { "defaultAction": "allow", "rules": [ { "action": "deny", "tool": "bash", '
+    '"pattern": "rm *" } ] } }, "defaultPolicy": "p", "agentTimeout": { "maxDenies": 5, "windowSeconds": 600 } }'
+)
+
+
+def test_a_lone_surrogate_is_judged_and_counted_once(sandbox: Sandbox, daemon: Path) -> None:
+    """A payload holding a lone surrogate (a JSON escape, as an agent may send it) is answered by
+    the daemon, which stays up: one decision logged per call, and the deny escalates to an ask at
+    the 5th call of maxDenies 5, as the README says, not earlier (counted twice, it was the 3rd)."""
+    sandbox.write(sandbox.user_config, BREAKER_POLICY)
+    project = sandbox.project("repo")
+    decisions = []
+    for call in range(1, 7):
+        text = json.dumps(
+            {
+                "session_id": "s-surrogate",
+                "cwd": str(project),
+                "hook_event_name": "PreToolUse",
+                "permission_mode": "default",  # where Claude Code asks the person
+                "tool_name": "Bash",
+                "tool_input": {"command": "rm -rf x \ud800"},
+                "tool_use_id": f"t{call}",
+            }
+        )
+        assert "\\ud800" in text  # written as an escape: the payload itself is plain ASCII
+        result = hook(sandbox, text, daemon=True)
+        assert result.returncode == 0, result.stderr
+        decisions.append(json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"])
+    assert decisions == ["deny"] * 4 + ["ask"] * 2
+    log = (daemon.parent / "decisions.jsonl").read_text().splitlines()
+    assert len(log) == 6
+    assert daemon.exists()  # the daemon is still there, and still answers
+    from policy_engine import client
+
+    assert isinstance(client.ask_daemon("claude", payload(project, "ls"), sandbox.env, 10), client.Reply)
+
+
+@pytest.mark.parametrize("value", ["abc", "nan", "inf", "-inf", "-1", "0", "601"])
+@pytest.mark.parametrize("served", [True, False], ids=["daemon", "in-process"])
+def test_a_bad_hook_timeout_is_named_and_the_call_still_judged(
+    sandbox: Sandbox, daemon: Path, value: str, served: bool
+) -> None:
+    sandbox.env["POLICY_ENGINE_HOOK_TIMEOUT"] = value
+    project = sandbox.project("repo")
+    said = (
+        f"policy-engine: POLICY_ENGINE_HOOK_TIMEOUT={value} is not a number of seconds "
+        "(above 0, at most 600); using 20"
+    )
+    for command, decision in (("rm -rf x", "deny"), ("ls", "allow")):
+        result = hook(sandbox, payload(project, command), daemon=served)
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == decision
+        assert said in result.stderr.splitlines()
+    if served:  # and it was the daemon that answered
+        imported = hook(sandbox, payload(project, "ls"), daemon=True, importtime=True).stderr
+        assert "policy_engine.engine" not in imported
+
+
+def test_a_good_hook_timeout_is_taken_silently(sandbox: Sandbox, daemon: Path) -> None:
+    sandbox.env["POLICY_ENGINE_HOOK_TIMEOUT"] = "7.5"
+    result = hook(sandbox, payload(sandbox.project("repo"), "rm -rf x"), daemon=True)
+    assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "POLICY_ENGINE_HOOK_TIMEOUT" not in result.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import re
 
 import pytest
 from helpers import Sandbox, bash, tool
@@ -215,6 +216,42 @@ def test_question_mark_matches_one_character(sandbox: Sandbox) -> None:
     engine = rules_engine(sandbox, '{ "action": "allow", "tool": "bash", "pattern": "l? -la" }')
     assert engine.evaluate(bash("ls -la", "/w")).action is Action.ALLOW
     assert engine.evaluate(bash("lsx -la", "/w")).action is Action.DENY
+
+
+def reference_glob(glob: str, text: str) -> bool:
+    """What a glob means, as a regex (how rules.py matched before its own matcher)."""
+    body = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in glob)
+    return re.fullmatch(body, text, re.DOTALL) is not None
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.text(st.sampled_from("ab*?. \n"), max_size=10),
+    st.text(st.sampled_from("ab. \n"), max_size=14),
+)
+def test_glob_matching_is_the_regex_it_stands_for(glob: str, text: str) -> None:
+    assert glob_matches(glob, text) is reference_glob(glob, text)
+
+
+@pytest.mark.parametrize(
+    ("glob", "text", "expected"),
+    [
+        ("a*a", "a", False),  # the two ends may not share a character
+        ("a*a", "aa", True),
+        ("*a?*???", "aba", False),  # no room left for the middle
+        ("*a?*???", "abaaa", True),
+        ("*a?*???", "xabyyy", True),
+        ("??", "\n\n", True),  # ? and * take newlines too
+        ("*", "", True),
+        ("?*", "", False),
+        ("**a**", "a", True),
+        ("a*b*c", "acb", False),
+        ("a*b?c*d", "ab-cab-cd", True),
+        ("echo * * * * * *.sh", "echo a b c d e f.sh", True),
+    ],
+)
+def test_glob_edge_cases(glob: str, text: str, expected: bool) -> None:
+    assert glob_matches(glob, text) is expected is reference_glob(glob, text)
 
 
 def test_pattern_is_matched_literally_except_wildcards(sandbox: Sandbox) -> None:

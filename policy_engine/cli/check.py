@@ -8,6 +8,7 @@ import os
 import sys
 
 from ..errors import ConfigError
+from ..model import Action
 from .common import (
     EXIT_CONFIG,
     EXIT_FOR_ACTION,
@@ -33,6 +34,8 @@ exit status: 0 allow, nudge or log; 10 ask; 20 deny; 2 usage error; 3 configurat
 With --batch, each input line is a JSON request {"tool", "command" or "input", "cwd"} (with
 --session, also "session", "tool_call_id", "agent") and each output line the JSON result; the exit
 status is 0, or 2 if a line could not be read.
+A call (each line of a batch) that takes longer than $POLICY_ENGINE_HOOK_TIMEOUT seconds (default
+20, as for a hook) to judge is denied, as the hook refuses it, with a reason naming the limit.
 
 examples:
   policy check "rm -rf build"
@@ -97,6 +100,7 @@ def _add_config(commands: Any) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    from ..hook import HookTimeout, _deadline
     from ..report import decision_json, explain
 
     if args.batch is not None:
@@ -104,9 +108,21 @@ def run_check(args: argparse.Namespace) -> int:
             raise UsageError("--batch takes its requests from the file, not from COMMAND or --input")
         return _run_batch(args)
     tool_input = input_json(args.input)
-    engine = engine_for(args, recording=args.session is not None)
-    call = tool_call(args.tool, args.command_text, tool_input, engine.cwd)
-    decision = engine.evaluate(_in_session(call, args, {}))
+    # Within the hook's time limit, loading included, as a hook call is: what hangs `policy check`
+    # would hang every hook call the same way until the agent's own timeout.
+    limit = _limit()
+    try:
+        with _deadline(limit):
+            engine = engine_for(args, recording=args.session is not None)
+            call = tool_call(args.tool, args.command_text, tool_input, engine.cwd)
+            decision = engine.evaluate(_in_session(call, args, {}))
+    except HookTimeout as error:
+        timed_out = _timed_out(error, args.tool, args.cwd, args.mode, limit)
+        if args.json:
+            print(json.dumps(timed_out, indent=2, ensure_ascii=False))
+        else:
+            print(f"{timed_out['action']}: {timed_out['reason']}")
+        return EXIT_FOR_ACTION[Action.DENY]
     if args.json:
         print(json.dumps(decision_json(decision), indent=2, ensure_ascii=False))
     else:
@@ -139,10 +155,47 @@ def _in_session(call: ToolCall, args: argparse.Namespace, request: dict[str, Any
     return call._replace(**fields)
 
 
+def _limit() -> float:
+    """The hook's time limit (``POLICY_ENGINE_HOOK_TIMEOUT``, read as the hook reads it); what is
+    wrong with the variable is said on stderr, as a hook says it."""
+    from ..client import hook_timeout
+
+    seconds, problem = hook_timeout(os.environ)
+    if problem is not None:
+        print(f"policy check: {problem}", file=sys.stderr)
+    return seconds
+
+
+def _timed_out(
+    error: BaseException, tool: str, cwd: str | None, mode: str | None, limit: float
+) -> dict[str, Any]:
+    """The answer to a call not judged within ``limit`` seconds: the hook's, which refuses it (a
+    deny, whatever the mode or ``onError``: a call nobody judged is never allowed), in the shape of
+    ``--json``'s decision, with ``timeout`` set to the limit."""
+    from ..hook import _describe
+
+    return {
+        "action": str(Action.DENY),
+        "reason": f"[policy-engine] Blocked: the policy engine could not judge this call: {_describe(error)}",
+        "message": None,
+        "tool": tool,
+        "cwd": os.path.abspath(cwd or os.getcwd()),
+        "mode": mode,
+        "timeout": limit,
+        "trace": {"decided_by": None, "others": [], "atoms": [], "layers": []},
+    }
+
+
 def _run_batch(args: argparse.Namespace) -> int:
+    from ..hook import HookTimeout, _deadline
     from ..report import decision_json
 
-    engine = engine_for(args, recording=args.session is not None)
+    limit = _limit()
+    try:
+        with _deadline(limit):  # loading the engine has a limit of its own: no line's time goes to it
+            engine = engine_for(args, recording=args.session is not None)
+    except HookTimeout as error:  # no line can be judged: every one gets the refusal
+        engine, refusal = None, error
     status = 0
     try:
         stream = sys.stdin if args.batch == "-" else open(args.batch, encoding="utf-8")  # noqa: SIM115
@@ -156,13 +209,20 @@ def _run_batch(args: argparse.Namespace) -> int:
                 request = json.loads(line)
                 if not isinstance(request, dict):
                     raise UsageError("a request must be a JSON object")
-                cwd = request.get("cwd") or engine.cwd
-                if not isinstance(cwd, str):
+                cwd = request.get("cwd") or (engine.cwd if engine is not None else args.cwd)
+                if cwd is not None and not isinstance(cwd, str):
                     raise UsageError("cwd must be a string")
-                call = tool_call(
-                    str(request.get("tool", "bash")), request.get("command"), request.get("input"), cwd
-                )
-                result = decision_json(engine.evaluate(_in_session(call, args, request)))
+                tool = str(request.get("tool", "bash"))
+                if engine is None:
+                    result = _timed_out(refusal, tool, cwd, args.mode, limit)
+                else:
+                    call = tool_call(tool, request.get("command"), request.get("input"), cwd or engine.cwd)
+                    call = _in_session(call, args, request)
+                    try:
+                        with _deadline(limit):
+                            result = decision_json(engine.evaluate(call))
+                    except HookTimeout as error:  # this line is refused; the next ones are judged
+                        result = _timed_out(error, tool, call.cwd, engine.mode, limit)
             except (ValueError, UsageError) as error:
                 result, status = {"error": f"line {number}: {error}"}, EXIT_USAGE
             print(json.dumps(result, ensure_ascii=False), flush=False)

@@ -27,10 +27,10 @@ words as operands. Standard library only, loaded with the shell knowledge.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from ..record import Record
+from ..rules import glob_matches
 from .arguments import parse_arguments, spec_of
 from .words import Word
 
@@ -209,7 +209,7 @@ def _wanted(
     if text.startswith("--"):
         name, equals, value = text.partition("=")
         if _WILD.intersection(name):
-            known = any(_glob(name).fullmatch(key) for key in table)
+            known = any(glob_matches(name, key) for key in table)
             return [WantedOption(level, (), name, value if equals else None, known)], index + 1
         spec, full = _long(table, name)
         names = _spellings(full, spec) if spec is not None else (name,)
@@ -240,10 +240,6 @@ def _wanted(
     if trailing and not letters:  # "-*": any option
         found.append(WantedOption(level, (), "-*", None, False))
     return found, index + 1
-
-
-def _glob(pattern: str) -> re.Pattern[str]:
-    return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern))
 
 
 def _long(table: dict[str, Any], name: str) -> tuple[dict[str, Any] | None, str]:
@@ -312,17 +308,42 @@ def _names_match(want: WantedOption, given: GivenOption, glob_matches: Callable[
 
 
 def _operands_match(wanted: list[str], given: list[str], glob_matches: Callable[[str, str], bool]) -> bool:
-    """Operand words in order; ``ANY`` matches any run of words (none included). One pass over the
-    pairs of positions: a pattern of many ``*`` words must not take exponential time."""
-    reachable = {0}  # the positions in ``given`` the words of ``wanted`` so far may end at
+    """Operand words in order; ``ANY`` matches any run of words (none included).
+
+    The words between two ``ANY`` form a run that must match consecutive operands: the first run
+    where the operands start, the last where they end, each other one at the first place it
+    matches after the run before (no later place leaves more for the runs after it). No choice is
+    revisited, so a pattern of many ``*`` words costs at most its words times the operands' number
+    of ``glob_matches`` calls (a backtracking search takes exponential time)."""
+    runs: list[list[str]] = [[]]
     for word in wanted:
         if word == ANY:
-            reachable = set(range(min(reachable), len(given) + 1)) if reachable else set()
+            runs.append([])
         else:
-            reachable = {i + 1 for i in reachable if i < len(given) and glob_matches(word, given[i])}
-        if not reachable:
+            runs[-1].append(word)
+    if len(runs) == 1:
+        return len(given) == len(wanted) and _run_fits(wanted, given, 0, glob_matches)
+    head, *middle, tail = runs
+    end = len(given) - len(tail)
+    if end < len(head) or not _run_fits(head, given, 0, glob_matches):
+        return False
+    if not _run_fits(tail, given, end, glob_matches):
+        return False
+    at = len(head)
+    for run in middle:
+        while at + len(run) <= end and not _run_fits(run, given, at, glob_matches):
+            at += 1
+        if at + len(run) > end:
             return False
-    return len(given) in reachable
+        at += len(run)
+    return True
+
+
+def _run_fits(
+    run: Sequence[str], given: Sequence[str], at: int, glob_matches: Callable[[str, str], bool]
+) -> bool:
+    """Whether the pattern words ``run`` match the operands from ``at`` on, one each."""
+    return all(glob_matches(word, given[at + i]) for i, word in enumerate(run))
 
 
 MAYBE = "maybe"  # a match that depends on what bash computes (Reader.matches)
