@@ -31,8 +31,9 @@ if TYPE_CHECKING:
 DEFAULT_TIMEOUT = 20.0  # seconds; below the 30 s `policy install` gives the agents, so we answer first
 
 
-class HookTimeout(Exception):
-    """The hook ran out of time."""
+class HookTimeout(BaseException):
+    """The hook ran out of time. A BaseException, so that no ``except Exception`` on the way (what
+    a call would change, an inline program's analysis) swallows it and runs on without a limit."""
 
 
 def run(
