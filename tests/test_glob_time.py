@@ -158,7 +158,8 @@ sys.exit(cli.main(sys.argv[1:]))
 def slow_check(
     sandbox: Sandbox, *args: str, limit: str, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    # The limit covers starting the engine too: 5 s leaves a loaded machine room for that. The caches warm first (the command knowledge, the policy compiled): the first check on a
+    # The limit covers starting the engine too: 5 s leaves a loaded machine room for that. The
+    # caches warm first (the command knowledge, the policy compiled): the first check on a
     # machine takes most of a second, which is not what these tests cut off.
     sandbox.run("check", *args[:2], "ls")
     return subprocess.run(
