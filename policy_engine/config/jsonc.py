@@ -64,6 +64,12 @@ _JSON5_ERROR = re.compile(r"<string>:(\d+) (.*) at column (\d+)", re.DOTALL)
 MAX_DEPTH = 100
 
 
+def _refused(file: str, text: str, offset: int, message: str, hint: str) -> ConfigError:
+    """The error of a file refused before it is parsed, placed at ``offset`` of its text."""
+    line, column = _line_column(text, offset)
+    return ConfigError([Problem(file, line, column, "", message, hint)])
+
+
 def parse(text: str, file: str) -> Document:
     """Parse one policy file; ConfigError (with line, column and a hint) when it is not valid JSON5."""
     if text.startswith("\ufeff"):
@@ -72,37 +78,23 @@ def parse(text: str, file: str) -> Document:
         raise ConfigError([Problem(file, 1, 1, "", "the file is empty", 'write "{}" for an empty policy')])
     hidden = _HIDDEN_BREAK.search(text)
     if hidden is not None:  # JSON5 ends a // comment there, where a reviewer sees none
-        line = text.count("\n", 0, hidden.start()) + 1
-        column = hidden.start() - text.rfind("\n", 0, hidden.start())
         name = _HIDDEN_NAMES[hidden.group()]
-        raise ConfigError(
-            [
-                Problem(
-                    file,
-                    line,
-                    column,
-                    "",
-                    f"the file holds {name}, which JSON5 reads as a line break but editors and "
-                    "reviews may not show (text after it in a comment would count)",
-                    "remove it, or write it as an escape inside a string",
-                )
-            ]
+        raise _refused(
+            file,
+            text,
+            hidden.start(),
+            f"the file holds {name}, which JSON5 reads as a line break but editors and "
+            "reviews may not show (text after it in a comment would count)",
+            "remove it, or write it as an escape inside a string",
         )
     deep = _too_deep(text)
     if deep is not None:
-        line, column = _line_column(text, deep)
-        raise ConfigError(
-            [
-                Problem(
-                    file,
-                    line,
-                    column,
-                    "",
-                    f"the file nests deeper than {MAX_DEPTH} levels: this bracket opens level "
-                    f"{MAX_DEPTH + 1}",
-                    "no policy setting nests this deep; check the brackets above for ones that never close",
-                )
-            ]
+        raise _refused(
+            file,
+            text,
+            deep,
+            f"the file nests deeper than {MAX_DEPTH} levels: this bracket opens level {MAX_DEPTH + 1}",
+            "no policy setting nests this deep; check the brackets above for ones that never close",
         )
     try:
         data = _plain_json(text)
