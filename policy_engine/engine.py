@@ -321,6 +321,7 @@ class Engine:
             project=self.policy_set.project_root or call.cwd,
             home=self.home,
             env=self._environ,
+            secret=self._command_reader().knowledge.secret_variable,
             plans=self._plans,
         )
         if isinstance(found, str):

@@ -29,6 +29,7 @@ from policy_engine.sandbox import seatbelt
 from policy_engine.sandbox.backend import Backend, find
 from policy_engine.sandbox.plan import Unconfinable, plan
 from policy_engine.sandbox.wrap import wrapped
+from policy_engine.shell.knowledge import knowledge
 
 BACKEND = find(os.environ)
 # CI installs bubblewrap and sets this: there the real sandbox must run, not be skipped.
@@ -416,8 +417,22 @@ def _plan(machine: Sandbox, project: Path, sandbox: SandboxSettings | None = Non
         cwd=str(project),
         home=str(machine.home),
         env=machine.env | {"AWS_SECRET_ACCESS_KEY": "x"},
+        secret=knowledge().secret_variable,
         **kwargs,
     )
+
+
+def test_the_client_forwards_every_name_the_knowledge_calls_secret() -> None:
+    """The hook client (standard library only) names credential variables to the daemon by the same
+    words as the command knowledge's secretVariables, which decide what a sandbox leaves out."""
+    from policy_engine.client import SECRET_WORDS, secret_name
+    from policy_engine.config.jsonc import parse
+    from policy_engine.shell.knowledge import DATA
+
+    globs = parse(Path(DATA).read_text(encoding="utf-8"), DATA).data["secretVariables"]
+    assert sorted(glob.strip("*") for glob in globs) == sorted(SECRET_WORDS)
+    for name in ("OPENAI_API_KEY", "github_token", "SSH_PRIVATE", "DB_PASSWD", "X_AUTH"):
+        assert secret_name(name) and knowledge().secret_variable(name), name
 
 
 def _context(engine: Engine, project: Path) -> Any:

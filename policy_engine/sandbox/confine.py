@@ -11,7 +11,7 @@ from .wrap import Confinement, wrapped
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
     from ..model import ToolCall
@@ -34,6 +34,7 @@ def confinement(
     project: str,
     home: str,
     env: Mapping[str, str],
+    secret: Callable[[str], bool],
     plans: dict[Any, Any],
 ) -> Confinement | str:
     """How ``command`` runs confined as ``wanted`` says, or why it cannot."""
@@ -47,7 +48,7 @@ def confinement(
     key = (sandbox, guards, project, where)
     if key not in plans:
         try:
-            plans[key] = plan(sandbox, guards, project=project, cwd=where, home=home, env=env)
+            plans[key] = plan(sandbox, guards, project=project, cwd=where, home=home, env=env, secret=secret)
         except Unconfinable as why:
             plans[key] = str(why)
     made = plans[key]

@@ -24,7 +24,6 @@ import time
 from fnmatch import translate
 from functools import lru_cache
 
-from ..client import secret_name
 from ..model import Action
 from ..paths import inside, normalize
 from ..protect import matches
@@ -32,7 +31,7 @@ from ..record import Record
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from ..policy import Sandbox
     from ..protect import Guard
@@ -109,9 +108,11 @@ def plan(
     cwd: str,
     home: str,
     env: Mapping[str, str],
+    secret: Callable[[str], bool],
     limit: int = WALK_LIMIT,
 ) -> Plan:
-    """The plan for a command run in ``cwd`` of ``project`` under the placed protections ``guards``."""
+    """The plan for a command run in ``cwd`` of ``project`` under the placed protections ``guards``;
+    ``secret`` says which variables are named like credentials (the command knowledge's)."""
     writable = tuple(dict.fromkeys([project, *(normalize(path, cwd, home) for path in sandbox.write)]))
     for directory in writable:
         _check_writable(directory, home, guards)
@@ -153,7 +154,7 @@ def plan(
         sandbox.network,
         # Variables named like credentials are not passed in: with no network, what the code could
         # still do with them is print them into the agent's context.
-        tuple(sorted(name for name in env if secret_name(name))),
+        tuple(sorted(name for name in env if secret(name))),
         environment,
         shutil.which("bash", path=env.get("PATH")) or "/bin/bash",
         tuple(sorted({g.entry.pattern for g in reads if g.entry.anchor == "anywhere"})),
