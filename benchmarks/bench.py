@@ -23,7 +23,7 @@ Run: python benchmarks/bench.py [--corpus DIR] [--config FILE] [--runs N] [--mem
    (tldr.txt and nl2bash.txt, read-only or not) each allows.
 
 6. Glob time: the rule glob `echo * * * * * *.sh` against `echo` lines of 1 KB and 10 KB that it
-   almost matches, as text (rules.glob_matches) and by options (the option-aware matcher of a deny
+   almost matches, as text (globs.glob_matches) and by options (the option-aware matcher of a deny
    rule), and the whole `Engine.evaluate` of such a line under a deny and an allow rule; the worst
    median of the line shapes, in ms.
 7. Daemon memory (--memory CALLS, off by default: some minutes): the daemon's per-request path
@@ -88,9 +88,9 @@ def bench_evaluation(config: Path, lines: list[str], cwd: str) -> dict[str, floa
 
 def bench_analysis(lines: list[str], cwd: str) -> dict[str, float]:
     """The shell analysis alone: parse, walk, wrappers and effects, per command line."""
+    from policy_engine.analysis.shell.analysis import Analyzer
+    from policy_engine.analysis.shell.knowledge import knowledge
     from policy_engine.config.cache import cache_directory
-    from policy_engine.shell.analysis import Analyzer
-    from policy_engine.shell.knowledge import knowledge
 
     analyzer = Analyzer(os.path.expanduser("~"), knowledge(cache_directory(os.environ)))
     timings = []
@@ -192,7 +192,7 @@ def bench_hook(config: Path, runs: int, cwd: str) -> dict[str, float]:
         )
 
     plain = payload("Bash", {"command": PLAIN})
-    from policy_engine.install import executable
+    from policy_engine.hook.install import executable
 
     hook = [*executable(), "hook", "--agent", "claude"]  # the command `policy install` writes
     direct = dict(env, POLICY_ENGINE_DAEMON="0")
@@ -285,9 +285,9 @@ def bench_glob(cwd: str, rounds: int = 20) -> dict[int, dict[str, float]]:
     import tempfile
 
     from policy_engine import Engine, ToolCall
-    from policy_engine.rules import glob_matches
-    from policy_engine.shell.commandline import Reader
-    from policy_engine.shell.knowledge import knowledge
+    from policy_engine.analysis.shell.commandline import Reader
+    from policy_engine.analysis.shell.knowledge import knowledge
+    from policy_engine.globs import glob_matches
 
     engines = {}
     with tempfile.TemporaryDirectory(prefix="policy-bench-glob-") as scratch:
@@ -334,8 +334,8 @@ def bench_memory(config: Path, calls: int, lines: list[str]) -> dict[str, float]
     import json
     import tempfile
 
-    from policy_engine.daemon import Daemon
-    from policy_engine.hook import run
+    from policy_engine.hook.call import run
+    from policy_engine.hook.daemon import Daemon
 
     def rss() -> float:
         with open("/proc/self/statm") as statm:  # Linux; resident pages

@@ -7,35 +7,35 @@ import sys
 from collections.abc import Mapping
 from time import perf_counter
 
-from .analyze import atoms_of
-from .breakers import Tripped, escalated, unstored
+from .agents.toolnames import BASH, canonical_tool
+from .analysis.toolcalls import atoms_of
 from .config.cache import cache_directory
 from .config.discover import discover, home_directory
 from .config.load import cache_enabled, load
-from .decide import Context, LayerJudge, combine
+from .decide.judge import Context, LayerJudge, combine
+from .decide.protect import Search
+from .decide.selfprotect import self_protections
 from .errors import ConfigError, Problem
+from .explain.reasons import UNTRUSTED, reason, unenforced, untrusted_note
 from .model import MODES, Action, Atom, Decision, ToolCall, Verdict
 from .paths import normalize, spellings
-from .protect import Search
-from .reasons import UNTRUSTED, reason, unenforced, untrusted_note
-from .selfprotect import self_protections
-from .sessions import DEFAULT_TTL, atom_key, now
-from .state import MemoryState, StateError
-from .tools import BASH, canonical_tool
+from .session.allows import DEFAULT_TTL, atom_key, now
+from .session.breakers import Tripped, escalated, unstored
+from .session.state import MemoryState, StateError
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+    from .analysis.shell.analysis import Analyzer
+    from .analysis.shell.commandline import Reader
+    from .config.compiled import InterpreterSettings, PolicySet
     from .config.discover import Discovery
-    from .consequences import Consequence
-    from .policy import InterpreterSettings, PolicySet
-    from .protect import Guard
+    from .decide.protect import Guard
+    from .explain.consequences import Consequence
     from .sandbox.wrap import Confinement
-    from .shell.analysis import Analyzer
-    from .shell.commandline import Reader
-    from .state import StateStore
+    from .session.state import StateStore
 
 
 def analysis_settings(policy_set: PolicySet) -> InterpreterSettings | None:
@@ -160,8 +160,8 @@ class Engine:
     def _shell(self, line: str, cwd: str) -> tuple[Atom, ...]:
         """The atoms of a bash line (the shell analysis is loaded on the first bash call)."""
         if self._analyzer is None:
-            from .shell.analysis import Analyzer
-            from .shell.knowledge import knowledge
+            from .analysis.shell.analysis import Analyzer
+            from .analysis.shell.knowledge import knowledge
 
             code = analysis_settings(self.policy_set)
             depth = (
@@ -175,8 +175,8 @@ class Engine:
     def _command_reader(self) -> Reader:
         """What reads a command's options for option-aware patterns (loaded when a rule first asks)."""
         if self._reader is None:
-            from .shell.commandline import Reader
-            from .shell.knowledge import knowledge
+            from .analysis.shell.commandline import Reader
+            from .analysis.shell.knowledge import knowledge
 
             self._reader = Reader(knowledge(self._cache_directory))
         return self._reader
@@ -362,7 +362,7 @@ class Engine:
         None for any other action: the allow path never looks at the file system for it."""
         if decisive is None or action < Action.ASK:
             return None
-        from .consequences import inspect
+        from .explain.consequences import inspect
 
         atom = decisive.atom
         try:
@@ -392,8 +392,8 @@ class Engine:
 
     def _log(self, path: str, decision: Decision, microseconds: int) -> None:
         """Append the decision to the decision log; a failure is reported once on stderr, never raised."""
-        from .audit import append
-        from .report import log_record
+        from .decisionlog.writer import append
+        from .explain.report import log_record
 
         record = log_record(decision, microseconds, self.policy_set.digest)
         if max(decision.action, decision.judged or Action.ALLOW) >= Action.ASK:
@@ -407,8 +407,8 @@ class Engine:
         """Record whether a judged tool call ran (an agent's post-tool-use report), for ``policy log``."""
         if self.log_path is None:
             return
-        from .audit import append
-        from .report import outcome_record
+        from .decisionlog.writer import append
+        from .explain.report import outcome_record
 
         append(self.log_path, outcome_record(call, ran))
 

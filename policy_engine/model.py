@@ -16,7 +16,7 @@ TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from typing import Any
 
-    from .policy import CompiledRule
+    from .config.compiled import CompiledRule
     from .sandbox.wrap import Confinement
 
 

@@ -1,6 +1,6 @@
 """Extract commands' own option lists into data beside the command knowledge.
 
-Each command (or subcommand: "git log") has a file in ``policy_engine/shell/options/``, named after
+Each command (or subcommand: "git log") has a file in ``policy_engine/analysis/shell/options/``, named after
 it (``git-log.json``), holding how its list was extracted (the *recipe*), where it came from, and
 every option the tool itself documents, with whether it takes a value. ``tests/test_option_lists.py``
 fails when the knowledge (``commands.jsonc``) does not classify one of them, so an option a tool adds
@@ -171,7 +171,7 @@ def write(command: str, recipe: dict[str, object]) -> dict[str, str]:
 def compiled_commands() -> dict[str, object]:
     """The knowledge's command entries as the engine compiles them (harmless options merged)."""
     sys.path.insert(0, str(ROOT))
-    from policy_engine.shell import knowledge
+    from policy_engine.analysis.shell import knowledge
 
     sources = {path: Path(path).read_text() for path in knowledge.harmless_files()}
     more = {path: Path(path).read_text() for path in knowledge.entry_files()}
@@ -183,8 +183,8 @@ def problems(commands: dict[str, object], names: list[str] | None = None) -> lis
     """Each option of the extracted lists that the knowledge does not classify, or reads with or
     without an argument where the tool does the opposite, one line each."""
     sys.path.insert(0, str(ROOT))
-    from policy_engine.shell.arguments import spec_of
-    from policy_engine.shell.knowledge import entry_at
+    from policy_engine.analysis.shell.arguments import spec_of
+    from policy_engine.analysis.shell.knowledge import entry_at
 
     found = []
     for path in sorted(DATA.glob("*.json")):

@@ -159,7 +159,7 @@ def test_a_session_allow_covers_the_exact_atom_in_its_session(engine: Engine) ->
 
 
 def test_a_session_allow_expires(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    from policy_engine import sessions
+    from policy_engine.session import allows as sessions
 
     cwd = Path(engine.cwd)
     engine.allow_for_session(engine.evaluate(session_call("npm test", cwd)), ttl=60)

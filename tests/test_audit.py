@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 from helpers import Sandbox, bash
 
-from policy_engine import Action, audit, logbook
+from policy_engine import Action
 from policy_engine.config import schema
+from policy_engine.decisionlog import views as logbook
+from policy_engine.decisionlog import writer as audit
 
 # ------------------------------------------------------------------------------------------ audit.py
 
@@ -219,7 +221,7 @@ def test_a_failed_rotation_still_writes_the_record(tmp_path: Path) -> None:
 CHILD = textwrap.dedent(
     """
     import os, sys, time
-    from policy_engine.audit import append
+    from policy_engine.decisionlog.writer import append
 
     path, go, me = sys.argv[1], sys.argv[2], int(sys.argv[3])
     while not os.path.exists(go):  # start together, for as much contention as possible

@@ -157,7 +157,7 @@ class BrokenStore:
         raise self.error()
 
     def error(self) -> Exception:
-        from policy_engine.state import StateError
+        from policy_engine.session.state import StateError
 
         return StateError("the state store /x/state.db is locked by another process")
 
@@ -243,8 +243,8 @@ def test_concurrent_processes_count_and_log_exactly(sandbox: Sandbox) -> None:
     # The store holds exactly the 40 denies of that rule in that session.
     import time
 
-    from policy_engine.breakers import DENY_EVENT, rule_key
-    from policy_engine.statedb import SqliteState
+    from policy_engine.session.breakers import DENY_EVENT, rule_key
+    from policy_engine.session.statedb import SqliteState
 
     decisive = (
         Engine(str(config), cwd=str(sandbox.root), env=sandbox.env)

@@ -8,7 +8,7 @@ import pytest
 from helpers import Sandbox, bash, tool
 
 from policy_engine import Action
-from policy_engine.report import decision_json
+from policy_engine.explain.report import decision_json
 
 CONFIG = """
 {

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from helpers import REPO, Sandbox
 
-from policy_engine.shell.alternatives import DATA, alternatives, describes, read_alternatives
-from policy_engine.shell.commandline import Reader
-from policy_engine.shell.knowledge import knowledge
+from policy_engine.analysis.shell.alternatives import DATA, alternatives, describes, read_alternatives
+from policy_engine.analysis.shell.commandline import Reader
+from policy_engine.analysis.shell.knowledge import knowledge
 
 # Everything asks but `ls` and reads, and what is done under logs/.
 POLICY = """
@@ -258,7 +258,7 @@ def test_a_claude_code_hook_answer_carries_the_consequence(sandbox: Sandbox, pro
 
 
 def test_every_alternative_loads_and_describes_its_examples(sandbox: Sandbox, tmp_path: Path) -> None:
-    from policy_engine.shell.analysis import Analyzer
+    from policy_engine.analysis.shell.analysis import Analyzer
 
     entries = read_alternatives(Path(DATA).read_text(encoding="utf-8"))
     assert entries == alternatives() and len(entries) > 0
@@ -292,4 +292,6 @@ def test_a_malformed_alternative_is_refused(change, problem: str) -> None:
 
 
 def test_the_readme_names_the_data_file() -> None:
-    assert "policy_engine/shell/alternatives.jsonc" in (REPO / "README.md").read_text(encoding="utf-8")
+    assert "policy_engine/analysis/shell/alternatives.jsonc" in (REPO / "README.md").read_text(
+        encoding="utf-8"
+    )

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from helpers import REPO, Sandbox
 
-from policy_engine.install import hook_command
+from policy_engine.hook.install import hook_command
 
 POLICY = '{ "policies": { "p": { "defaultAction": "allow", "rules": [ { "action": "deny", "tool": "bash", "pattern": "%s" } ] } }, "defaultPolicy": "p" }'
 
@@ -243,7 +243,7 @@ def test_engines_are_rebuilt_at_least_every_minute(sandbox: Sandbox, monkeypatch
     """An engine remembers how directories are spelled; the daemon rebuilds it at least every
     ENGINE_LIFETIME seconds, so a working directory replaced by a symlink into a stricter location
     is judged there."""
-    from policy_engine import daemon
+    from policy_engine.hook import daemon
     from policy_engine.model import ToolCall
 
     sandbox.write(

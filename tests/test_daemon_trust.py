@@ -20,6 +20,7 @@ from helpers import REPO, Sandbox
 from test_daemon import POLICY, hook, payload, wait_for
 
 from policy_engine import client
+from policy_engine.hook import wire
 from policy_engine.version import __version__
 
 ALLOW = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}})
@@ -46,8 +47,8 @@ class Impostor:
 
     def forged(self, request: bytes) -> bytes:
         """An allow in the daemon's framing, signed with a key of its own."""
-        body = "\0".join([client.MAGIC, __version__, "0", ALLOW, ""]).encode()
-        return body + b"\0" + client.proof(os.urandom(32), request, body).encode()
+        body = "\0".join([wire.MAGIC, __version__, "0", ALLOW, ""]).encode()
+        return body + b"\0" + wire.proof(os.urandom(32), request, body).encode()
 
     def _serve(self) -> None:
         while not self.stopping.is_set():
@@ -136,7 +137,7 @@ def test_a_replayed_answer_of_the_daemon_gets_no_say(sandbox: Sandbox, state: Pa
     project = sandbox.project("repo")
     daemon = serve(sandbox)
     try:
-        request = client.encode_request(__version__, "00" * 16, "claude", payload(project, "ls"), sandbox.env)
+        request = wire.encode_request(__version__, "00" * 16, "claude", payload(project, "ls"), sandbox.env)
         assert request is not None
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
             connection.connect(str(state / "daemon.sock"))
@@ -213,7 +214,7 @@ def test_the_client_s_hmac_is_the_standard_one() -> None:
 
     for size in (0, 1, 32, 64, 65, 300):
         key, message = os.urandom(size), os.urandom(size * 3 + 1)
-        assert client._hmac_sha256(key, message) == hmac.new(key, message, "sha256").digest()
+        assert wire._hmac_sha256(key, message) == hmac.new(key, message, "sha256").digest()
 
 
 root = pytest.mark.skipif(os.getuid() != 0, reason="needs root, to be another user")

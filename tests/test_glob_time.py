@@ -19,10 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policy_engine import cli
+from policy_engine.analysis.shell.commandline import ANY, Reader, _operands_match
+from policy_engine.analysis.shell.knowledge import knowledge
 from policy_engine.engine import Engine
-from policy_engine.rules import glob_matches, glob_steps
-from policy_engine.shell.commandline import ANY, Reader, _operands_match
-from policy_engine.shell.knowledge import knowledge
+from policy_engine.globs import glob_matches, glob_steps
 
 SIX_STARS = "echo * * * * * *.sh"
 SIZES = (1_000, 2_000, 5_000, 10_000)

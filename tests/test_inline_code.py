@@ -101,7 +101,7 @@ from policy_engine import Engine, ToolCall
 engine = Engine(sys.argv[1], cwd=sys.argv[2])
 def loaded():
     return sorted(m for m in sys.modules if m.startswith("tree_sitter_") or m in ANALYSES)
-ANALYSES = ("policy_engine.interpreters.python", "policy_engine.interpreters.javascript")
+ANALYSES = ("policy_engine.analysis.interpreters.python", "policy_engine.analysis.interpreters.javascript")
 engine.evaluate(ToolCall("bash", {"command": "git status"}, sys.argv[2]))
 first = loaded()
 engine.evaluate(ToolCall("bash", {"command": "python3 -c 'print(1)'"}, sys.argv[2]))
@@ -117,7 +117,7 @@ print(json.dumps([first, second, loaded()]))
     first, second, third = json.loads(result.stdout)
     assert first == []  # a line of literal words is judged without parsing (shell/analysis.py)
     assert "tree_sitter_bash._binding" in second
-    assert "tree_sitter_python._binding" in second and "policy_engine.interpreters.python" in second
+    assert "tree_sitter_python._binding" in second and "policy_engine.analysis.interpreters.python" in second
     assert not any("javascript" in name for name in second)
     assert "tree_sitter_javascript._binding" in third and "tree_sitter_typescript._binding" not in third
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 import policy_engine
-from policy_engine import install as inst
 from policy_engine.agents import agent_module
-from policy_engine.install import AGENTS, Check, doctor, executable, hook_command, install, uninstall
+from policy_engine.hook import install as inst
+from policy_engine.hook.install import AGENTS, Check, doctor, executable, hook_command, install, uninstall
 
 SCOPES = ("user", "project")
 

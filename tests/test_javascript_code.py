@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from policy_engine.interpreters.javascript import analyze
-from policy_engine.interpreters.program import Program, Setting
+from policy_engine.analysis.interpreters.findings import Program, Setting
+from policy_engine.analysis.interpreters.javascript import analyze
 from policy_engine.model import Sense
 
 SETTING = Setting(

@@ -16,8 +16,8 @@ import pytest
 from helpers import CORPUS, REPO, Sandbox, bash
 
 from policy_engine import Action, Engine
-from policy_engine.shell.analysis import Analyzer
-from policy_engine.shell.knowledge import DATA, Knowledge, compile_knowledge, knowledge
+from policy_engine.analysis.shell.analysis import Analyzer
+from policy_engine.analysis.shell.knowledge import DATA, Knowledge, compile_knowledge, knowledge
 
 SAFE_BASH = REPO / "policy_engine" / "presets" / "patterns" / "safe-bash.jsonc"
 SAMPLE = REPO / "tests" / "data" / "tldr-readonly-sample.jsonl"

@@ -15,8 +15,8 @@ import pytest
 from helpers import EXAMPLES, Sandbox, bash
 
 from policy_engine import Action, Engine
-from policy_engine.shell.analysis import Analyzer
-from policy_engine.shell.knowledge import Knowledge, compile_knowledge, knowledge
+from policy_engine.analysis.shell.analysis import Analyzer
+from policy_engine.analysis.shell.knowledge import Knowledge, compile_knowledge, knowledge
 
 D = "default"
 S = "sample"
@@ -304,8 +304,8 @@ def test_the_entries_for_names_the_walk_reads_itself(tmp_path: Path) -> None:
     """`[ ]`, `[[ ]]`, unset and declarations are statements of their own in tree-sitter-bash, read
     by the walk; their entries judge them run through command or builtin (and wherever the walk
     hands them to the knowledge)."""
-    from policy_engine.shell.effects import Context, command_effects
-    from policy_engine.shell.words import Word
+    from policy_engine.analysis.shell.effects import Context, command_effects
+    from policy_engine.analysis.shell.words import Word
 
     compiled = knowledge(str(tmp_path))
     cases = [

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import EXAMPLES, Sandbox
 
-from policy_engine.lint import RULES, lint
+from policy_engine.policyfiles.lint import RULES, lint
 
 
 def findings(sandbox: Sandbox, text: str, name: str = "policy.jsonc") -> list[tuple[str, int | None]]:

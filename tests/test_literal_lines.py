@@ -8,8 +8,8 @@ from helpers import CORPUS
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from policy_engine.shell.analysis import Analyzer, literal_words
-from policy_engine.shell.knowledge import knowledge
+from policy_engine.analysis.shell.analysis import Analyzer, literal_words
+from policy_engine.analysis.shell.knowledge import knowledge
 
 CWD = "/home/me/p"
 
@@ -140,8 +140,8 @@ ARGUMENTS = [
 def test_every_known_command_with_literal_arguments(analyzer: Analyzer) -> None:
     import random
 
+    from policy_engine.analysis.shell.knowledge import DATA
     from policy_engine.config.jsonc import parse
-    from policy_engine.shell.knowledge import DATA
 
     with open(DATA, encoding="utf-8") as handle:
         data = parse(handle.read(), DATA).data
@@ -165,7 +165,7 @@ LINE_WORD = st.text("aZ09_./:=,+@%-", min_size=1, max_size=6)
 @settings(max_examples=3000, deadline=None)
 def test_a_literal_line_is_one_the_grammar_parses(line: str) -> None:
     # Where the grammar fails, the line is asked about; the fast path must not judge such a line.
-    from policy_engine.shell.grammar import parse
+    from policy_engine.analysis.shell.grammar import parse
 
     if literal_words(line) is not None:
         assert not parse(line.encode()).root_node.has_error, line

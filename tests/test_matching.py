@@ -12,10 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policy_engine import Action, ToolCall
+from policy_engine.config.compiled import CompiledRule
+from policy_engine.config.ruleorder import rule_index, winning_order
+from policy_engine.decide.protect import Search
+from policy_engine.decide.rules import RuleBook
+from policy_engine.globs import glob_matches
 from policy_engine.model import Access, Atom, Origin, Sense
-from policy_engine.policy import CompiledRule
-from policy_engine.protect import Search
-from policy_engine.rules import RuleBook, glob_matches, rule_index, winning_order
 
 
 def engine_with(sandbox: Sandbox, text: str, **kwargs):
@@ -363,7 +365,7 @@ def test_tool_brace_alternatives(sandbox: Sandbox) -> None:
 
 
 def test_read_only_rule_matches_only_atoms_that_only_read(sandbox: Sandbox) -> None:
-    from policy_engine.decide import Context, LayerJudge
+    from policy_engine.decide.judge import Context, LayerJudge
     from policy_engine.model import Access, Atom, Sense
 
     engine = rules_engine(

@@ -1,6 +1,6 @@
 """Every option a command's own documentation lists is classified by the knowledge.
 
-policy_engine/shell/options/ holds each command's option list as its manual page, ``--help`` or
+policy_engine/analysis/shell/options/ holds each command's option list as its manual page, ``--help`` or
 published reference gives it (extracted by scripts/option_lists.py, which says how to refresh
 them). A read-only proof holds only when every option the command carries is known: an option the
 knowledge does not list makes the call unproven, so a tool that gains one asks rather than allows.
@@ -18,7 +18,7 @@ import json5
 import pytest
 from helpers import REPO
 
-from policy_engine.shell.knowledge import entry_at
+from policy_engine.analysis.shell.knowledge import entry_at
 
 SCRIPT = REPO / "scripts" / "option_lists.py"
 DATA = REPO / "policy_engine" / "shell" / "options"
@@ -44,7 +44,7 @@ def commands(script) -> dict:  # type: ignore[no-untyped-def, type-arg]
 
 def safe_bash_paths(commands: dict) -> set[str]:  # type: ignore[type-arg]
     """The knowledge paths (``sort``, ``git log``) that a $safe-bash pattern can allow."""
-    from policy_engine.shell.knowledge import knowledge
+    from policy_engine.analysis.shell.knowledge import knowledge
 
     known = knowledge()
     preset = json5.loads((REPO / "policy_engine/presets/patterns/safe-bash.jsonc").read_text())
@@ -109,8 +109,8 @@ def test_the_parser_reads_gnu_and_git_option_lines(script) -> None:  # type: ign
 
 
 def test_an_option_listed_twice_is_a_mistake_in_the_data(script) -> None:  # type: ignore[no-untyped-def]
-    from policy_engine.shell.knowledge import DATA as KNOWLEDGE
-    from policy_engine.shell.knowledge import compile_knowledge
+    from policy_engine.analysis.shell.knowledge import DATA as KNOWLEDGE
+    from policy_engine.analysis.shell.knowledge import compile_knowledge
 
     text = Path(KNOWLEDGE).read_text()
     with pytest.raises(ValueError, match=r"sort -o is listed here and in commands\.jsonc"):

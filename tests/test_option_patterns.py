@@ -11,12 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policy_engine import Action
+from policy_engine.analysis.shell.analysis import Analyzer
+from policy_engine.analysis.shell.commandline import Reader, read_command, read_pattern
+from policy_engine.analysis.shell.knowledge import compile_knowledge, knowledge
+from policy_engine.config.compiled import CompiledRule
+from policy_engine.config.ruleorder import winning_order
+from policy_engine.decide.rules import RuleBook
+from policy_engine.globs import glob_matches
 from policy_engine.model import Origin
-from policy_engine.policy import CompiledRule
-from policy_engine.rules import RuleBook, glob_matches, winning_order
-from policy_engine.shell.analysis import Analyzer
-from policy_engine.shell.commandline import Reader, read_command, read_pattern
-from policy_engine.shell.knowledge import compile_knowledge, knowledge
 
 POLICY = """
 { "extends": null,

@@ -9,7 +9,7 @@ import pytest
 from helpers import EXAMPLES
 
 from policy_engine import Action, ConfigError, ToolCall
-from policy_engine.policydiff import Change, CorpusError, changes, corpus_calls, render, to_json
+from policy_engine.policyfiles.diff import Change, CorpusError, changes, corpus_calls, render, to_json
 
 # Old and new differ in three ways: "rm *" is loosened (deny -> allow), "curl *" tightened
 # (allow -> deny), and "git *" keeps its action but a more specific rule now decides "git status"

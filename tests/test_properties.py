@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policy_engine.config.jsonc import key_path, parse
-from policy_engine.rules import expand_braces, glob_matches, literal_prefix
+from policy_engine.globs import expand_braces, glob_matches, literal_prefix
 
 GLOB_ALPHABET = "ab *?.-[]()$\\\n"
 TEXT_ALPHABET = "ab .-[]()$\\\n"

@@ -279,7 +279,7 @@ def test_a_walk_reaches_locations_below_it(sandbox: Sandbox) -> None:
 
 
 def test_a_tree_too_large_to_search_is_a_doubt(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
-    from policy_engine import protect
+    from policy_engine.decide import protect
 
     monkeypatch.setattr(protect, "WALK_LIMIT", 5)
     big = sandbox.project("big")
@@ -321,7 +321,7 @@ def test_all_the_trees_of_one_call_share_one_search_budget(
 ) -> None:
     """A glob can name hundreds of trees: each is searched once for every pattern, and together
     they get a bounded number of entries; past it, the rest is a doubt (never an allow)."""
-    from policy_engine import protect
+    from policy_engine.decide import protect
 
     config = sandbox.write(
         "policy.jsonc",

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policy_engine.interpreters.modules import shadowing
-from policy_engine.interpreters.program import Execution, Program, Setting
-from policy_engine.interpreters.python import analyze
+from policy_engine.analysis.interpreters.findings import Execution, Program, Setting
+from policy_engine.analysis.interpreters.modules import shadowing
+from policy_engine.analysis.interpreters.python import analyze
 from policy_engine.model import Sense
 
 SETTING = Setting("/p", "/home/me", lambda name: "SECRET" in name or "TOKEN" in name)

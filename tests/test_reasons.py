@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policy_engine import Action
-from policy_engine.secrets import mask
+from policy_engine.explain.secrets import mask
 
 MASKED = [
     ('curl -H "Authorization: Bearer abc.def" https://x', 'curl -H "Authorization: Bearer ***" https://x'),
@@ -129,7 +129,7 @@ SECRETISH = st.lists(
 @given(st.lists(SECRETISH, max_size=6).map("".join))
 @settings(max_examples=1500, deadline=None)
 def test_skipping_texts_without_a_trigger_never_changes_what_is_masked(text: str) -> None:
-    from policy_engine.secrets import mask_all
+    from policy_engine.explain.secrets import mask_all
 
     assert mask(text) == mask_all(text)
 

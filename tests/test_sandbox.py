@@ -23,13 +23,13 @@ from helpers import Sandbox
 from payloads import shell
 
 from policy_engine import Engine, ToolCall
+from policy_engine.analysis.shell.knowledge import knowledge
+from policy_engine.config.compiled import Sandbox as SandboxSettings
 from policy_engine.model import Action
-from policy_engine.policy import Sandbox as SandboxSettings
 from policy_engine.sandbox import seatbelt
 from policy_engine.sandbox.backend import Backend, find
 from policy_engine.sandbox.plan import Unconfinable, plan
 from policy_engine.sandbox.wrap import wrapped
-from policy_engine.shell.knowledge import knowledge
 
 BACKEND = find(os.environ)
 # CI installs bubblewrap and sets this: there the real sandbox must run, not be skipped.
@@ -425,9 +425,9 @@ def _plan(machine: Sandbox, project: Path, sandbox: SandboxSettings | None = Non
 def test_the_client_forwards_every_name_the_knowledge_calls_secret() -> None:
     """The hook client (standard library only) names credential variables to the daemon by the same
     words as the command knowledge's secretVariables, which decide what a sandbox leaves out."""
-    from policy_engine.client import SECRET_WORDS, secret_name
+    from policy_engine.analysis.shell.knowledge import DATA
     from policy_engine.config.jsonc import parse
-    from policy_engine.shell.knowledge import DATA
+    from policy_engine.hook.wire import SECRET_WORDS, secret_name
 
     globs = parse(Path(DATA).read_text(encoding="utf-8"), DATA).data["secretVariables"]
     assert sorted(glob.strip("*") for glob in globs) == sorted(SECRET_WORDS)
@@ -436,9 +436,9 @@ def test_the_client_forwards_every_name_the_knowledge_calls_secret() -> None:
 
 
 def _context(engine: Engine, project: Path) -> Any:
-    from policy_engine.decide import Context
+    from policy_engine.decide.judge import Context
+    from policy_engine.decide.protect import Search
     from policy_engine.paths import spellings
-    from policy_engine.protect import Search
 
     return Context(str(project), engine.home, str(project), spellings, Search())
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from policy_engine.shell.analysis import Analyzer
-from policy_engine.shell.knowledge import knowledge
+from policy_engine.analysis.shell.analysis import Analyzer
+from policy_engine.analysis.shell.knowledge import knowledge
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from policy_engine import Action
-from policy_engine.shell.analysis import join_continuations
-from policy_engine.shell.grammar import parse
+from policy_engine.analysis.shell.analysis import join_continuations
+from policy_engine.analysis.shell.grammar import parse
 
 TOKENS = [
     "rm",

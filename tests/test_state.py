@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from policy_engine.state import EVENT_RETENTION, PRUNE_EVERY, MemoryState, StateError, state_path
-from policy_engine.statedb import SCHEMA_VERSION, SqliteState
+from policy_engine.session.state import EVENT_RETENTION, PRUNE_EVERY, MemoryState, StateError, state_path
+from policy_engine.session.statedb import SCHEMA_VERSION, SqliteState
 
 if TYPE_CHECKING:  # interfaces for type checkers only (the hook's modules do not import typing)
-    from policy_engine.sessions import SessionStore
-    from policy_engine.state import StateStore
+    from policy_engine.session.allows import SessionStore
+    from policy_engine.session.state import StateStore
 
 # Whole seconds near the wall clock: window arithmetic stays exact and housekeeping (which uses the
 # wall clock when allowing) sees these times as current.
@@ -242,7 +242,7 @@ CALLS = 25
 WORKER = textwrap.dedent(
     """
     import os, sys, time
-    from policy_engine.statedb import SqliteState
+    from policy_engine.session.statedb import SqliteState
 
     path, go = sys.argv[1], sys.argv[2]
     while not os.path.exists(go):  # start together, to contend

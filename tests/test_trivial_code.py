@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from policy_engine.interpreters.program import Setting
-from policy_engine.interpreters.trivial import DIALECTS, analyze
+from policy_engine.analysis.interpreters.findings import Setting
+from policy_engine.analysis.interpreters.oneliners import DIALECTS, analyze
 
 SETTING = Setting("/p", "/home/me", lambda name: "KEY" in name)
 

@@ -57,7 +57,7 @@ def _add_serve(commands: Any) -> None:
 
 
 def _add_install(commands: Any, name: str, text: str) -> None:
-    from ..install import AGENTS
+    from ..hook.install import AGENTS
 
     parser = commands.add_parser(
         name, formatter_class=HelpFormatter, help=text, description=text[0].upper() + text[1:] + "."
@@ -89,7 +89,7 @@ def run_hook(args: argparse.Namespace) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from .. import daemon
+    from ..hook import daemon
 
     if args.stop:
         print("stopped" if daemon.stop(os.environ) else "no daemon was running")
@@ -98,7 +98,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_install(args: argparse.Namespace) -> int:
-    from .. import install
+    from ..hook import install
 
     cwd = os.path.abspath(args.cwd or os.getcwd())
     change = install.install if args.command == "install" else install.uninstall
@@ -119,7 +119,7 @@ def run_install(args: argparse.Namespace) -> int:
 
 
 def run_doctor(args: argparse.Namespace) -> int:
-    from .. import install
+    from ..hook import install
 
     cwd = os.path.abspath(args.cwd or os.getcwd())
     try:

@@ -100,8 +100,8 @@ def _add_config(commands: Any) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from ..hook import HookTimeout, _deadline
-    from ..report import decision_json, explain
+    from ..explain.report import decision_json, explain
+    from ..hook.call import HookTimeout, _deadline
 
     if args.batch is not None:
         if args.command_text is not None or args.input is not None:
@@ -158,7 +158,7 @@ def _in_session(call: ToolCall, args: argparse.Namespace, request: dict[str, Any
 def _limit() -> float:
     """The hook's time limit (``POLICY_ENGINE_HOOK_TIMEOUT``, read as the hook reads it); what is
     wrong with the variable is said on stderr, as a hook says it."""
-    from ..client import hook_timeout
+    from ..hook.wire import hook_timeout
 
     seconds, problem = hook_timeout(os.environ)
     if problem is not None:
@@ -172,7 +172,7 @@ def _timed_out(
     """The answer to a call not judged within ``limit`` seconds: the hook's, which refuses it (a
     deny, whatever the mode or ``onError``: a call nobody judged is never allowed), in the shape of
     ``--json``'s decision, with ``timeout`` set to the limit."""
-    from ..hook import _describe
+    from ..hook.call import _describe
 
     return {
         "action": str(Action.DENY),
@@ -187,8 +187,8 @@ def _timed_out(
 
 
 def _run_batch(args: argparse.Namespace) -> int:
-    from ..hook import HookTimeout, _deadline
-    from ..report import decision_json
+    from ..explain.report import decision_json
+    from ..hook.call import HookTimeout, _deadline
 
     limit = _limit()
     try:

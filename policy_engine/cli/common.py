@@ -65,7 +65,7 @@ def engine_for(args: argparse.Namespace, *, recording: bool = False, logged: boo
         from ..engine import Engine
 
         return Engine(args.config, cwd=args.cwd, mode=mode)
-    from ..hook import recording_engine
+    from ..hook.call import recording_engine
 
     return recording_engine(args.config, args.cwd, os.environ, mode=mode, logged=logged)
 

@@ -57,7 +57,7 @@ def _add_lint(commands: Any) -> None:
 
 
 def _lint_rules() -> dict[str, str]:
-    from ..lint import RULES
+    from ..policyfiles.lint import RULES
 
     return RULES
 
@@ -90,7 +90,7 @@ def _add_diff(commands: Any) -> None:
 
 
 def run_test(args: argparse.Namespace) -> int:
-    from ..filetests import describe, run_file
+    from ..policyfiles.filetests import describe, run_file
 
     files = _policy_files(args)
     results = [
@@ -143,7 +143,7 @@ def _policy_files(args: argparse.Namespace) -> list[str]:
 
 
 def run_lint(args: argparse.Namespace) -> int:
-    from .. import lint
+    from ..policyfiles import lint
 
     files = _policy_files(args)
     findings = lint.lint(files, os.environ)
@@ -168,7 +168,7 @@ def run_schema(args: argparse.Namespace) -> int:
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    from .. import policydiff
+    from ..policyfiles import diff as policydiff
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this file is in cli/
     shared = os.path.join(os.path.dirname(package), "..", "shared", "corpus")

@@ -6,8 +6,8 @@ import argparse
 import json
 import os
 
+from ..agents.toolnames import canonical_tool
 from ..model import ToolCall
-from ..tools import canonical_tool
 from .common import HelpFormatter, UsageError, add_config_options, engine_for
 
 TYPE_CHECKING = False  # not typing's: see record.py
@@ -72,7 +72,7 @@ def _add_log(commands: Any) -> None:
 
 
 def _log_file(args: argparse.Namespace) -> str:
-    from ..statedir import log_path
+    from ..session.statedir import log_path
 
     return getattr(args, "file", None) or log_path(os.environ)
 
@@ -91,11 +91,12 @@ def _age(text: str) -> float:
 def run_log(args: argparse.Namespace) -> int:
     import time
 
-    from .. import audit, logbook
+    from ..decisionlog import views as logbook
+    from ..decisionlog import writer as audit
 
     if args.view == "outcome":
         call = ToolCall(canonical_tool(args.tool), {}, os.getcwd(), args.session, args.tool_call_id)
-        from ..report import outcome_record
+        from ..explain.report import outcome_record
 
         problem = audit.append(_log_file(args), outcome_record(call, args.ran))
         if problem is not None:

@@ -7,9 +7,9 @@ import argparse
 import json
 import os
 
+from ..agents.toolnames import canonical_tool
 from ..errors import ConfigError
-from ..sessions import DEFAULT_TTL
-from ..tools import canonical_tool
+from ..session.allows import DEFAULT_TTL
 from .common import HelpFormatter, UsageError, add_config_options, engine_for, input_json, tool_call
 
 TYPE_CHECKING = False  # not typing's: see record.py
@@ -191,8 +191,8 @@ def _listed(args: argparse.Namespace) -> list[Any]:
     """The approvals an approvals command works on: those of ``--file``, else of the ``--config``
     files, else (discovery) the store's and those in the user and project files; ``--user`` and
     ``--project`` keep the store's (the project's: those limited to this project)."""
-    from ..approvals import every_approval, listed_in, project_directory, stored
     from ..config.discover import explicit_paths
+    from ..policyfiles.approvals import every_approval, listed_in, project_directory, stored
 
     cwd = os.path.abspath(args.cwd or os.getcwd())
     if args.file:
@@ -209,8 +209,8 @@ def _listed(args: argparse.Namespace) -> list[Any]:
 
 
 def run_approve(args: argparse.Namespace) -> int:
-    from ..approvals import STORE, approval_for, approve, project_directory
     from ..config.discover import EXPLICIT
+    from ..policyfiles.approvals import STORE, approval_for, approve, project_directory
 
     tool_input = input_json(args.input)
     if args.session is not None:
@@ -292,7 +292,7 @@ def run_approvals(args: argparse.Namespace) -> int:
 
 
 def run_revoke(args: argparse.Namespace) -> int:
-    from ..approvals import remove, remove_from_store
+    from ..policyfiles.approvals import remove, remove_from_store
 
     listed = _listed(args)
     if not 1 <= args.number <= len(listed):

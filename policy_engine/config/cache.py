@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from ..fileio import atomic_write
 from ..model import Action, Origin
-from ..policy import (
+from .compiled import (
     Breaker,
     Change,
     CompiledPolicy,
@@ -30,8 +30,8 @@ from ..policy import (
     Protection,
     Sandbox,
 )
-from ..rules import RuleIndex, rule_index
 from .discover import xdg_directory
+from .ruleorder import RuleIndex, rule_index
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:

@@ -9,9 +9,12 @@ from __future__ import annotations
 import fnmatch
 from typing import TYPE_CHECKING, Any
 
+from ..agents.toolnames import BASH, canonical_tool
 from ..errors import ConfigError, Problem
+from ..globs import expand_braces
 from ..model import Action, Origin
-from ..policy import (
+from . import schema
+from .compiled import (
     READ_SENSES,
     WRITE_SENSES,
     Breaker,
@@ -25,14 +28,12 @@ from ..policy import (
     Protection,
     Sandbox,
 )
-from ..rules import expand_braces, winning_order
-from ..tools import BASH, canonical_tool
-from . import schema
 from .discover import APPROVALS, EXPLICIT, MANAGED, PROJECT, USER
 from .jsonc import Document, Path, key_path, parse
 from .layers import Member, Plan, changes, default_document, inherited, kept_protections, plan_layers
 from .merge import Provenance, merge, provenance_of
 from .presets import preset_files
+from .ruleorder import winning_order
 from .validate import check_local, check_references, check_rule, validate_model, validate_store
 
 if TYPE_CHECKING:

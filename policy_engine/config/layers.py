@@ -27,8 +27,8 @@ from typing import Any
 
 from ..errors import Problem
 from ..model import Action, Origin
-from ..policy import Change, Layer
 from ..record import Record
+from .compiled import Change, Layer
 from .discover import EXPLICIT, MANAGED, PROJECT, USER, Source
 from .jsonc import Document, Path, key_path, parse
 from .presets import DEFAULT_POLICY

@@ -22,7 +22,7 @@ TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..policy import PolicySet
+    from .compiled import PolicySet
 
 
 class SourceText(Record):

@@ -7,7 +7,17 @@ from __future__ import annotations
 
 import os
 
-PRESETS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "presets")
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Installed, the files are the data package policy_engine/presets; in a checkout (an editable
+# install too) they are the top-level presets/ folder beside the package.
+PRESETS_DIR = next(
+    (
+        d
+        for d in (os.path.join(_PACKAGE, "presets"), os.path.join(os.path.dirname(_PACKAGE), "presets"))
+        if os.path.isdir(d)
+    ),
+    os.path.join(_PACKAGE, "presets"),
+)
 PATTERNS_DIR = os.path.join(PRESETS_DIR, "patterns")
 DEFAULT_POLICY = os.path.join(PRESETS_DIR, "default.jsonc")
 

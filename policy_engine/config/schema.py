@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
-from ..tools import BASH, canonical_tool
+from ..agents.toolnames import BASH, canonical_tool
 
 ActionName = Literal["allow", "nudge", "log", "ask", "deny"]
 LintId = Annotated[str, Field(pattern=r"^PE[0-9]{3}$")]

@@ -12,10 +12,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ..agents.toolnames import BASH, canonical_tool
 from ..errors import Problem
+from ..globs import expand_braces, glob_matches
 from ..model import ACTION_NAMES
-from ..rules import expand_braces, glob_matches
-from ..tools import BASH, canonical_tool
 from . import schema
 from .jsonc import Path, json_type, key_path
 from .merge import Provenance

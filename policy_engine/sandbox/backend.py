@@ -17,7 +17,7 @@ import time
 
 from ..fileio import atomic_write
 from ..record import Record
-from ..statedir import state_directory
+from ..session.statedir import state_directory
 from . import bwrap, seatbelt
 
 TYPE_CHECKING = False  # not typing's: see record.py

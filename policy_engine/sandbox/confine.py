@@ -4,7 +4,7 @@ it here, the plan, and the rewritten command; or why it cannot be confined (the 
 from __future__ import annotations
 
 from ..agents import catalog
-from ..policy import Sandbox
+from ..config.compiled import Sandbox
 from . import backend as backends
 from .plan import Unconfinable, plan
 from .wrap import Confinement, wrapped
@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
+    from ..decide.protect import Guard
     from ..model import ToolCall
-    from ..protect import Guard
 
 
 def strictest(wanted: Sequence[Sandbox]) -> Sandbox:

@@ -24,17 +24,17 @@ import time
 from fnmatch import translate
 from functools import lru_cache
 
+from ..decide.protect import matches
 from ..model import Action
 from ..paths import inside, normalize
-from ..protect import matches
 from ..record import Record
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
-    from ..policy import Sandbox
-    from ..protect import Guard
+    from ..config.compiled import Sandbox
+    from ..decide.protect import Guard
 
 # Entries the walk of the writable directories looks at before it gives up (the call is then
 # asked). Larger than a command's search budget (protect.py): it runs once per confined call, and

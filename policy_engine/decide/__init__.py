@@ -1,0 +1,1 @@
+"""Deciding: atoms x the policy -> verdicts (rules, locations, path protection, self-protection)."""

@@ -1,0 +1,391 @@
+"""pathProtection: gitignore-style patterns matched against the paths a tool call touches.
+
+Patterns are compiled to regexes when the configuration is compiled (with pathspec, off the hot
+path); here they are only matched. A path is tried both as a file and as a directory (with a
+trailing slash), so protecting ``~/.ssh/`` also covers listing ``~/.ssh`` itself.
+
+A directory that is walked whole (``grep -r KEY ~``, ``rm -r``, ``cp -r``) touches everything
+under it: a pattern hits it when the place it names lies inside (``~/.ssh/`` under ``~``), and,
+for a walk that reads, a pattern that can match at any depth (``.env*``, ``secrets/**/*.key``)
+hits it when the tree holds a matching entry now, found by a bounded search (a tree too large to
+search is a doubt).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from functools import lru_cache
+
+from .. import paths
+from ..paths import fold, inside
+from ..record import Record
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import Any, Final, Literal, TypeAlias
+
+    # The names a walk skips: file globs and directory globs (see excluding_tree).
+    Skips: TypeAlias = tuple[tuple[str, ...], tuple[str, ...]] | None
+
+    from ..config.compiled import Protection
+
+# Entries a search looks at before it gives up (the tree may hold a protected path: a doubt): in one
+# tree, and in all the trees of one tool call together (a glob can name hundreds of them).
+WALK_LIMIT = 20000
+CALL_LIMIT = 50000
+
+# A walk that reads is searched for files a floating pattern (``.env*``) names: reading them leaks
+# them. A walk that writes or deletes is not: such patterns name kinds of secrets, and deleting
+# `node_modules` must not hinge on a `.env.example` somewhere inside it; the policy's own rules
+# judge the delete, and protected places inside it (``~/.ssh/`` under ``~``) still count.
+_SEARCHED = frozenset(("read", "exec", "unknown"))
+
+# How a protection reaches a path: the path itself, something under it that a walk found, the
+# same among the names the walk is narrowed to (it seeks them: `rg -g '.env*'`), or possibly
+# something under it (the tree was too large to search).
+PATH, UNDER, SOUGHT, UNSEARCHED = "path", "under", "sought", "unsearched"
+
+
+@lru_cache(maxsize=1024)
+def _regex(source: str, ignore_case: bool) -> re.Pattern[str]:
+    return re.compile(source, re.IGNORECASE if ignore_case else 0)
+
+
+class Guard(Record):
+    """A protection placed on this machine: the directory its pattern is written against and, for a
+    pattern with a leading literal path, that path (``/home/me/.ssh`` for ``~/.ssh/*``)."""
+
+    entry: Protection
+    base: str
+    place: str
+
+
+def guards(
+    protection: tuple[Protection, ...], home: str, project_root: str, cwd: str | None = None
+) -> tuple[Guard, ...]:
+    """The protections placed for a home directory, project root and working directory (built once
+    per triple). Each is placed as written and where symbolic links lead: a home directory reached
+    through a link (/home -> /usr/home) is protected under its real path too, which `pwd -P` names.
+    A pattern taken from the project root is placed at the working directory as well: a project file
+    found higher up moves the root, and must not move a protection away from where it held."""
+    placed: dict[tuple[Any, str, str], Guard] = {}
+    for entry in protection:
+        if entry.anchor == "home":
+            bases = [home]
+        elif entry.anchor == "project":
+            bases = [project_root] + ([cwd] if cwd and cwd != project_root else [])
+        else:
+            bases = ["/"]
+        for base in bases:
+            place = _place(base, entry.fixed)
+            for spelled_base, spelled_place in {(base, place), _real(base, place, entry)}:
+                placed.setdefault(
+                    (entry, spelled_base, spelled_place), Guard(entry, spelled_base, spelled_place)
+                )
+    return tuple(placed.values())
+
+
+def _real(base: str, place: str, entry: Protection) -> tuple[str, str]:
+    """(base, place) with the symbolic links along them resolved."""
+    if entry.anchor == "absolute" or entry.anchor == "anywhere":
+        return base, os.path.realpath(place) if entry.fixed else place
+    real = os.path.realpath(base)
+    return real, _place(real, entry.fixed)
+
+
+def _place(directory: str, relative: str) -> str:
+    """``relative`` under ``directory`` (os.path.join, without its cost on the hot path)."""
+    if not relative:
+        return directory
+    return directory + relative if directory.endswith("/") else f"{directory}/{relative}"
+
+
+def matches(guard: Guard, path: str) -> bool:
+    """Whether ``guard``'s pattern names ``path`` itself (as a file or as a directory)."""
+    return _matches(guard, path)
+
+
+def _matches(guard: Guard, path: str) -> bool:
+    entry = guard.entry
+    if entry.excepted and _regex(entry.excepted, paths.CASE_INSENSITIVE).match(_last(path)):
+        return False  # a name the pattern leaves alone (.env.example for .env*)
+    if entry.anchor == "anywhere":
+        if entry.fixed and f"/{fold(entry.fixed)}" not in fold(path):  # cheap: the name must be there
+            return False
+    elif entry.exact:  # one place and everything under it: no regex needed
+        return inside(path, guard.place)
+    base = guard.base
+    if fold(path) == fold(base):
+        relative = ""
+    elif inside(path, base):
+        relative = path[len(base.rstrip("/")) + 1 :]
+    else:
+        return False
+    regex = _regex(entry.regex, paths.CASE_INSENSITIVE)
+    return regex.match(relative) is not None or regex.match(relative + "/") is not None
+
+
+def _last(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+class Search:
+    """The searches of one tool call's trees. Each tree is walked once for every pattern looked for
+    in it, and all of them share :data:`CALL_LIMIT` entries. Nothing is remembered beyond the call:
+    an engine lives on in the daemon, and the files in a tree change."""
+
+    __slots__ = ("_found", "left")
+
+    def __init__(self) -> None:
+        self.left = CALL_LIMIT
+        self._found: dict[tuple[Any, ...], dict[Guard, bool] | None] = {}
+
+    def finds(
+        self,
+        wanted: tuple[Guard, ...],
+        directory: str,
+        hidden: bool,
+        names: str | None,
+        ignoring: bool = False,
+        following: bool = False,
+        skips: Skips = None,
+    ) -> dict[Guard, bool] | None:
+        """Which of ``wanted`` match some entry under ``directory`` (named like ``names``, if given;
+        hidden entries only if ``hidden``; if ``ignoring``, not one git ignores; if ``following``,
+        or what a symbolic link inside leads to; not the files and directories ``skips`` names);
+        None when the search ran out of entries first."""
+        key = (wanted, directory, hidden, names, ignoring, following, skips)
+        if key not in self._found:
+            self._found[key] = self._walk(wanted, directory, hidden, names, ignoring, following, skips)
+        return self._found[key]
+
+    def _walk(
+        self,
+        wanted: tuple[Guard, ...],
+        directory: str,
+        hidden: bool,
+        names: str | None,
+        ignoring: bool,
+        following: bool,
+        skips: Skips,
+    ) -> dict[Guard, bool] | None:
+        missing = list(wanted)
+        limit = min(WALK_LIMIT, self.left)
+        seen = 0
+        pending = [directory]
+        try:
+            while pending and missing:
+                current = pending.pop()
+                try:
+                    with os.scandir(current) as listing:
+                        for item in listing:
+                            seen += 1
+                            if seen > limit:
+                                return None
+                            if not hidden and item.name.startswith("."):
+                                continue
+                            hits = []
+                            if following and item.is_symlink():
+                                hits = [g for g in missing if _leads_to(g, item.path)]
+                            descend = item.is_dir(follow_symlinks=False)
+                            if skips is not None and _skipped(item.name, descend, skips):
+                                continue  # the command skips it (grep --exclude, --exclude-dir)
+                            if names is None or named(item.name, names):
+                                matched = [g for g in missing if _matches(g, item.path)]
+                                if matched and ignoring and _git_ignores(item.path):
+                                    matched, descend = [], False  # ripgrep skips it and its contents
+                                hits += matched
+                            missing = [g for g in missing if g not in hits]
+                            if descend:
+                                pending.append(item.path)
+                except OSError:
+                    continue  # unreadable: the command cannot read it either
+        finally:
+            self.left -= seen
+        return {guard: guard not in missing for guard in wanted}
+
+    def holds_name(self, place: str, names: str) -> bool | None:
+        """Whether ``place``, or an entry under it, has a name matching ``names`` (None: too many to
+        tell)."""
+        if named(os.path.basename(place), names):
+            return True
+        if not os.path.isdir(place):
+            return False
+        limit, seen = min(WALK_LIMIT, self.left), 0
+        try:
+            for _, directories, files in os.walk(place):
+                seen += len(directories) + len(files)
+                if seen > limit:
+                    return None
+                if any(named(name, names) for name in (*directories, *files)):
+                    return True
+            return False
+        finally:
+            self.left -= seen
+
+
+def protections_hit(
+    placed: tuple[Guard, ...], path: str, sense: str, tree: str | None, search: Search
+) -> list[tuple[Protection, str]]:
+    """The patterns that protect ``path`` (one spelling of it) against an access of ``sense``, each
+    with how: ``PATH`` itself, or ``UNDER``/``UNSEARCHED`` for a directory that ``tree`` walks
+    (``all``, ``visible``, ``all:GLOB``: only the entries whose name matches GLOB, find's -name,
+    ``git``: ``all`` but, in a git work tree, what git ignores: ripgrep ``--hidden``, or ``follow``:
+    ``all`` and where the symbolic links inside lead: ``grep -R``)."""
+    if tree is not None and not os.path.isdir(path):
+        tree = None  # nothing is under a file, or under a directory that is not there
+    skips: Skips = None
+    if tree is not None and "!" in tree:
+        tree, skips = _skips(tree)
+    ignoring = following = written = False
+    if tree == "git":  # ripgrep --hidden: everything, but what git ignores in a work tree
+        tree, ignoring = "all", _in_work_tree(path)
+    elif tree == "follow":  # everything, through the symbolic links inside too (grep -R, rg -L)
+        tree, following = "all", True
+    elif tree == "into":  # a copied tree's destination: what lands there may overwrite any file,
+        tree, written = "all", True  # so it is searched as a read is (.git/config, .env)
+    hidden = names = None
+    if tree is not None:
+        kind, _, glob = tree.partition(":")
+        hidden, names = kind == "all", glob or None
+    hows: dict[Guard, str | None] = {}  # how each guard protects the path (None: it does not)
+    wanted = []  # the guards whose pattern must be looked for in the tree
+    for guard in placed:
+        if sense not in guard.entry.senses:
+            continue
+        if _matches(guard, path):
+            hows[guard] = PATH
+        elif hidden is not None:
+            holds = _tree_holds(guard, path, hidden, written or sense in _SEARCHED, names, search)
+            if holds == SEARCH or (following and holds is False):  # a link inside may lead to it
+                wanted.append(guard)
+            hows[guard] = UNSEARCHED if holds is None else UNDER if holds is True else None
+    if wanted:
+        found = search.finds(tuple(wanted), path, bool(hidden), names, ignoring, following, skips)
+        hit = UNDER if names is None else SOUGHT
+        for guard in wanted:
+            hows[guard] = UNSEARCHED if found is None else hit if found[guard] else None
+    return [(guard.entry, how) for guard, how in hows.items() if how is not None]
+
+
+SEARCH: Final = "search"  # what _tree_holds says when only a search of the tree can tell
+
+
+def _tree_holds(
+    guard: Guard, directory: str, hidden: bool, searched: bool, names: str | None, search: Search
+) -> bool | Literal["search"] | None:
+    """Whether walking ``directory`` touches a path ``guard`` protects (None: too large to tell;
+    ``SEARCH``: a search of the tree must tell); unless ``searched``, only a protected place that
+    lies inside it counts; with ``names``, only entries whose name matches that glob are touched."""
+    entry, place = guard.entry, guard.place
+    if entry.anchor == "anywhere" and entry.fixed:  # a name that may sit in any directory (.claude)
+        found = _place(directory, entry.fixed)
+        return os.path.lexists(found) and (names is None or search.holds_name(found, names))
+    if fold(place) != fold(directory) and inside(place, directory):  # the place lies inside the tree
+        reachable = hidden or not _hidden_below(place, directory)
+        return reachable and os.path.lexists(place) and (names is None or search.holds_name(place, names))
+    if not searched or entry.exact or not inside(directory, place):
+        return False  # the tree is beside the protected place, or the pattern names one path only
+    if not hidden and entry.pattern.rsplit("/", 1)[-1].startswith("."):
+        return False  # only hidden names match, and the walk skips them
+    return SEARCH
+
+
+def _leads_to(guard: Guard, link: str) -> bool:
+    """Whether the symbolic link at ``link`` leads to a path ``guard`` protects, or to a directory
+    that holds its protected place (a link to ``~`` reaches ``~/.ssh``)."""
+    real = os.path.realpath(link)
+    if _matches(guard, real):
+        return True
+    anchored = guard.entry.anchor != "anywhere" and guard.place not in ("", "/")
+    return anchored and inside(guard.place, real) and os.path.lexists(guard.place)
+
+
+def _git_ignores(path: str) -> bool:
+    """Whether git ignores ``path`` (its own answer, for .gitignore files at every level and the
+    global excludes; no git, or an error: not ignored)."""
+    import subprocess  # only when a search finds a protected file in a work tree
+
+    try:
+        result = subprocess.run(
+            ["git", "check-ignore", "-q", "--", path],
+            cwd=os.path.dirname(path),
+            capture_output=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return result.returncode == 0
+
+
+def _in_work_tree(directory: str) -> bool:
+    """Whether ``directory`` lies in a git work tree (a ``.git`` in it or above it)."""
+    while True:
+        if os.path.lexists(_place(directory, ".git")):
+            return True
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return False
+        directory = parent
+
+
+def named(name: str, names: str) -> bool:
+    """Whether ``name`` matches one of the comma-separated globs of a walk's ``all:GLOB,GLOB``."""
+    return any(fnmatch.fnmatchcase(name, glob) for glob in names.split(","))
+
+
+def names_tree(globs: list[str | None]) -> str:
+    """The walk of the files ``globs`` name (``all:*.py,*.md`` for ``src/**/*.py`` and ``*.md``):
+    every name (``all:*``) when one is computed (None) or is not a plain name glob (``**``, braces,
+    a comma): the walk still seeks what the globs name, the search just cannot tell which."""
+    names = [
+        variant for glob in globs for variant in _braces(glob.rstrip("/").rsplit("/", 1)[-1] if glob else "")
+    ]
+    # fnmatch reads classes and escapes unlike ripgrep ([^x], \x): only plain wildcards narrow
+    plain = all(name and name != "**" and not set("{},[]\\=").intersection(name) for name in names)
+    return f"all:{','.join(names)}" if plain else "all:*"
+
+
+def excluding_tree(tree: str, skipped: list[tuple[str | None, str]]) -> str:
+    """``tree`` with the names a walk skips (``all!.env*`` for grep -r --exclude='.env*'): ``!GLOB``
+    for files, ``!/GLOB`` for directories (and what they hold), from (glob, ``files``,
+    ``directories`` or ``both``) pairs. A computed glob (None) or one that fnmatch reads unlike the
+    tools (classes, braces, escapes) is dropped: the walk then reads what it would have skipped."""
+    for glob, what in skipped:
+        if not glob or "/" in glob or set("{},[]\\!").intersection(glob):
+            continue
+        if what in ("files", "both"):
+            tree += f"!{glob}"
+        if what in ("directories", "both"):
+            tree += f"!/{glob}"
+    return tree
+
+
+def _skips(tree: str) -> tuple[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """(the walk, (file globs, directory globs) it skips) of an ``excluding_tree`` spelling."""
+    walk, *parts = tree.split("!")
+    files = tuple(p for p in parts if p and not p.startswith("/"))
+    directories = tuple(p[1:] for p in parts if p.startswith("/") and len(p) > 1)
+    return walk, (files, directories)
+
+
+def _skipped(name: str, directory: bool, skips: tuple[tuple[str, ...], tuple[str, ...]]) -> bool:
+    globs = skips[1] if directory else skips[0]
+    return any(fnmatch.fnmatchcase(name, glob) for glob in globs)
+
+
+def _braces(glob: str) -> list[str]:
+    """``*.{ts,tsx}`` -> ``*.ts``, ``*.tsx`` (one level; a nested brace is left for the caller)."""
+    start = glob.find("{")
+    end = glob.find("}", start)
+    if start < 0 or end < 0:
+        return [glob]
+    return [glob[:start] + choice + glob[end + 1 :] for choice in glob[start + 1 : end].split(",")]
+
+
+def _hidden_below(path: str, directory: str) -> bool:
+    """Whether reaching ``path`` from ``directory`` goes through a hidden name."""
+    return any(part.startswith(".") for part in path[len(directory.rstrip("/")) + 1 :].split("/"))

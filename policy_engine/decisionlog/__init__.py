@@ -1,0 +1,1 @@
+"""The decision log: writing it, and its views (tail, stats, suggest)."""

@@ -1,0 +1,1 @@
+"""The agents' side: one hook call, the daemon that answers them, installing the hook."""

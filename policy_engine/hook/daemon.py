@@ -1,0 +1,214 @@
+"""``policy serve``: a daemon that answers hook calls over a unix socket, with everything loaded.
+
+The socket (``daemon.sock`` in the state directory, which is the user's alone: 0o700, the socket
+0o600) takes one request per connection — the agent, its payload and the caller's environment,
+framed by ``client.py`` — and answers the status, stdout and stderr that ``policy hook`` would
+give, signed with the secret in ``daemon.key`` (0o600, made at the first start) so that the
+client knows the answer is ours. Engines are kept per working directory and environment, and
+rebuilt when a policy file or the trust store changes (their size and modification time are
+checked on every call), so an edit takes effect on the next call, and at least every minute. A
+request from another version of the package is refused (the client then judges in-process and
+starts a daemon of its own version), and the daemon leaves; it also leaves after ``idle`` seconds
+without a request.
+
+The daemon does not serve from a state directory that is not the user's alone (another owner, or
+open to the group or others): it says so and leaves, changing nothing (the client, which checks
+the same, judges in-process). A request it cannot read gets an empty reply; whatever it receives,
+it answers and stays, so that a call it has judged (and logged, and counted for the circuit
+breakers) is never judged again by the client.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import sys
+import time
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..session.statedir import key_path, not_ours_alone, socket_path, state_directory
+from ..version import __version__
+from .wire import KEY_BYTES, decode_request, encode_reply, hook_timeout, read_key
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+    from ..model import ToolCall
+
+STOP = b"stop"  # the request that makes the daemon leave (`policy serve --stop`)
+IDLE = 1800.0  # seconds without a request before the daemon leaves
+ENGINES = 16  # engines kept (one per working directory and environment in use)
+# An engine remembers how directories are spelled (symlinks resolved) for its lifetime: rebuilt
+# this often, a directory replaced by a symlink is seen within a minute (a rebuild costs ~2 ms).
+ENGINE_LIFETIME = 60.0
+
+
+class Daemon:
+    """The engines and the socket of one state directory."""
+
+    def __init__(self, env: Mapping[str, str], idle: float = IDLE) -> None:
+        self.directory = state_directory(env)
+        self.path = socket_path(env)
+        self.key_path = key_path(env)
+        self.key = b""  # read (or made) by serve()
+        self.env = env
+        self.idle = idle
+        self._engines: OrderedDict[Any, tuple[Any, float, Engine]] = OrderedDict()
+        self._stopping = False
+
+    def engine(self, call: ToolCall, env: Mapping[str, str]) -> Engine:
+        """An engine for ``call``'s working directory and ``env``, rebuilt when a file it read changed."""
+        from ..config.discover import discover
+        from ..config.trust import store_path
+        from .call import recording_engine
+
+        key = (call.cwd, tuple(sorted(env.items())))
+        discovery = discover(os.path.abspath(call.cwd), env, [])
+        stamp = tuple(_stamp(path) for path in [s.path for s in discovery.sources] + [store_path(env)])
+        found = self._engines.get(key)
+        now = time.monotonic()
+        if found is not None and found[0] == stamp and now - found[1] < ENGINE_LIFETIME:
+            self._engines.move_to_end(key)
+            return found[2]
+        engine = recording_engine(None, call.cwd, env)
+        self._engines[key] = (stamp, now, engine)
+        while len(self._engines) > ENGINES:
+            self._engines.popitem(last=False)
+        return engine
+
+    def answer(self, raw: bytes) -> bytes:
+        """The reply to one request (never raises: a request it cannot take gets an empty reply,
+        and the client judges in-process)."""
+        from .call import run
+
+        if raw == STOP:
+            self._stopping = True
+            return b"stopped"
+        try:
+            version, agent, payload, env = decode_request(raw)
+        except ValueError:
+            return b""
+        if version != __version__:  # the package was upgraded (or downgraded) under us:
+            self._stopping = True  # leave, so that the new version's client can start its own
+            return b""
+        seconds, problem = hook_timeout(env)
+        if problem is not None:  # a bad value (the client names it): the default, as in-process
+            env = {**env, "POLICY_ENGINE_HOOK_TIMEOUT": repr(seconds)}
+        reply = run(agent, payload, env, engine_for=self.engine)
+        return encode_reply(raw, self.key, __version__, reply.status, reply.stdout, reply.stderr)
+
+    def serve(self) -> bool:
+        """Listen until idle for ``self.idle`` seconds; one request at a time. False, having said
+        why on stderr, when the state directory or the key cannot be trusted."""
+        os.makedirs(self.directory, mode=0o700, exist_ok=True)  # an existing one is left as it is
+        problem = not_ours_alone("the state directory", self.directory, os.stat(self.directory))
+        key = self._key() if problem is None else problem
+        if isinstance(key, str):
+            print(
+                f"policy serve: {key}: not serving (what the daemon uses must be the user's alone: "
+                "owned by the user, mode 0700 for the directory, 0600 for the key)",
+                file=sys.stderr,
+            )
+            return False
+        self.key = key
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+            if not self._bind(server):
+                return True
+            try:
+                server.listen(64)
+                server.settimeout(self.idle)
+                while True:
+                    try:
+                        connection, _ = server.accept()
+                    except TimeoutError:
+                        return True
+                    with connection:
+                        self._handle(connection)
+                    if self._stopping:
+                        return True
+            finally:
+                _remove(self.path)
+
+    def _key(self) -> bytes | str:
+        """The secret the replies are signed with, made (0o600, random) when there is none yet; or
+        why the one there cannot be used."""
+        if not os.path.lexists(self.key_path):
+            # Written aside, then linked into place: a daemon starting at the same moment reads
+            # either none (and makes its own, which loses the race) or a whole one.
+            aside = f"{self.key_path}.{os.getpid()}"
+            _remove(aside)
+            try:
+                descriptor = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+                try:
+                    os.write(descriptor, os.urandom(KEY_BYTES))
+                finally:
+                    os.close(descriptor)
+                with contextlib.suppress(FileExistsError):
+                    os.link(aside, self.key_path)
+            except OSError as error:
+                return f"the daemon's key {self.key_path} cannot be made ({error.strerror or error})"
+            finally:
+                _remove(aside)
+        return read_key(self.env)
+
+    def _bind(self, server: socket.socket) -> bool:
+        """Bind the socket, replacing a stale one; False when a live daemon already has it."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            try:
+                probe.connect(self.path)
+                return False  # another daemon answers there
+            except OSError:
+                _remove(self.path)
+        previous = os.umask(0o177)  # the socket is created 0o600
+        try:
+            server.bind(self.path)
+        finally:
+            os.umask(previous)
+        return True
+
+    def _handle(self, connection: socket.socket) -> None:
+        connection.settimeout(10)
+        chunks = []
+        try:
+            while chunk := connection.recv(65536):
+                chunks.append(chunk)
+            connection.sendall(self.answer(b"".join(chunks)))
+        except OSError:
+            pass  # the client went away; it judges in-process
+        except Exception as error:  # a bug of ours: said, and the daemon stays for the next call
+            print(f"policy serve: a request failed ({type(error).__name__}: {error})", file=sys.stderr)
+
+
+def _stamp(path: str) -> tuple[str, int, int]:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return (path, -1, -1)
+    return (path, status.st_mtime_ns, status.st_size)
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def stop(env: Mapping[str, str]) -> bool:
+    """Ask the daemon of ``env``'s state directory to leave; True if one was running."""
+    path = socket_path(env)
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            connection.settimeout(5)
+            connection.connect(path)
+            connection.sendall(STOP)
+            connection.shutdown(socket.SHUT_WR)
+            return bool(connection.recv(65536))
+    except OSError:
+        return False
+
+
+def main(env: Mapping[str, str], idle: float) -> int:
+    served = Daemon(env, idle).serve()
+    sys.stdout.flush()
+    return 0 if served else 1

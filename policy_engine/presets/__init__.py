@@ -1,1 +1,0 @@
-"""Shipped data: the embedded default policy and the ``$name`` pattern presets."""

@@ -1,0 +1,1 @@
+"""What outlives one hook process: the state store, circuit breakers, session allows."""
