@@ -106,6 +106,22 @@ def _blocks_in_every_mode(verdict: Verdict) -> bool:
     return verdict.kind == "protection" or (verdict.layer == "managed" and verdict.action is Action.DENY)
 
 
+def _confinement_note(
+    decisive: Verdict | None, action: Action, sandbox: Confinement | None, unconfined: str | None
+) -> str:
+    """What the reason adds about a sandbox: the one the call runs in, that it needs none (it only
+    reads), or why a rule's sandbox could not be had."""
+    if sandbox is not None:
+        return f" It runs in a sandbox ({sandbox.backend}): {sandbox.plan.describe()}."
+    if decisive is not None and decisive.rule is not None and decisive.rule.sandbox is not None:
+        if action < Action.ASK and unconfined is None:
+            return " It is proven to only read: it runs as it is, no sandbox needed."
+        return ""
+    if unconfined is not None:
+        return f" (A rule allows it in a sandbox, but {unconfined}.)"
+    return ""
+
+
 class Engine:
     """Judges tool calls against the policy files that apply to a working directory.
 
@@ -200,18 +216,19 @@ class Engine:
 
     def _decide(self, call: ToolCall, *, recheck: bool) -> Decision:
         """The decision for ``call``; ``recheck``: a command rewritten to run confined is judged
-        again before it is returned (the judgement of that one does not recheck)."""
-        agent_tool, tool = call.tool, canonical_tool(call.tool, call.agent)
-        cwd = normalize(call.cwd, self.cwd, self.home) if call.cwd else self.cwd
-        workdir = normalize(call.workdir, cwd, self.home) if call.workdir else None
-        call = call._replace(tool=tool, cwd=cwd, workdir=workdir if workdir != cwd else None)
-        confined = self._already_confined(call) if tool == BASH else None
+        again before it is returned (the judgement of that one does not recheck).
+
+        In steps: the call spelled out, its atoms judged (and confined where a rule allows it in a
+        sandbox), the verdict explained, then applied by the mode (which may only report it) and
+        the circuit breakers (which may turn a repeated deny into a stop)."""
+        call, agent_tool = self._in_engine_terms(call)
+        confined = self._already_confined(call) if call.tool == BASH else None
         if confined is not None:
             return confined
         context = Context(
-            cwd,
+            call.cwd,
             self.home,
-            self.policy_set.project_root or cwd,
+            self.policy_set.project_root or call.cwd,
             self._spell,
             Search(),
             self._command_reader,
@@ -219,37 +236,17 @@ class Engine:
         )
         troubles: list[str] = []  # what went wrong with the state store, for the reason
         atoms = atoms_of(call, self.home, self._shell, agent_tool)
-        verdicts = self._judge(atoms, call, context, troubles)
+        verdicts, sandbox, unconfined = self._judged(atoms, call, context, troubles, recheck)
         decisive = combine(verdicts)
         action = decisive.action if decisive is not None else Action.ALLOW
-        sandbox = unconfined = None
-        # Whatever lets the call run (allow, and a nudge or log of another atom) runs it confined.
-        if action < Action.ASK and self.mode == "enforce" and tool == BASH:
-            sandbox, unconfined = self._confine(call, verdicts, context, recheck)
-            if unconfined is not None:  # judged as if no rule allowed it in a sandbox
-                verdicts = self._judge(atoms, call, context._replace(sandboxes=False), troubles)
-                decisive = combine(verdicts)
-                action = decisive.action if decisive is not None else Action.ALLOW
         message = decisive.message if decisive is not None and action is Action.NUDGE else None
         consequence = self._consequence(decisive, action, call)
         text = reason(action, decisive, call, verdicts, consequence=consequence)
-        if sandbox is not None:
-            text += f" It runs in a sandbox ({sandbox.backend}): {sandbox.plan.describe()}."
-        elif decisive is not None and decisive.rule is not None and decisive.rule.sandbox is not None:
-            if action < Action.ASK and unconfined is None:
-                text += " It is proven to only read: it runs as it is, no sandbox needed."
-        elif unconfined is not None:
-            text += f" (A rule allows it in a sandbox, but {unconfined}.)"
+        text += _confinement_note(decisive, action, sandbox, unconfined)
         judged = breaker = None
         if self.mode != "enforce":  # only pathProtection and managed denies still block
             judged, decisive = action, combine([v for v in verdicts if _blocks_in_every_mode(v)])
-            action = decisive.action if decisive is not None else Action.ALLOW
-            message = None
-            if decisive is None:
-                text = unenforced(self.mode, judged, text)
-            else:
-                consequence = self._consequence(decisive, action, call)
-                text = reason(action, decisive, call, verdicts, consequence=consequence)
+            action, message, text = self._unenforced(judged, decisive, call, verdicts, text)
         elif call.session_id and decisive is not None and action in (Action.DENY, Action.NUDGE):
             tripped = self._breaker(decisive, action, call.session_id, troubles)
             if tripped is not None:
@@ -260,7 +257,7 @@ class Engine:
             text += untrusted_note(action, decisive, verdicts, self._untrusted_file)
         if troubles:
             text += f" ({'; '.join(dict.fromkeys(troubles))})"
-        decision = Decision(
+        return Decision(
             action,
             text,
             message,
@@ -273,7 +270,47 @@ class Engine:
             breaker,
             sandbox,
         )
-        return decision
+
+    def _in_engine_terms(self, call: ToolCall) -> tuple[ToolCall, str]:
+        """``call`` with the engine's tool name and absolute directories, and the agent's own tool
+        name (the analysis reads some agents' tools by it)."""
+        cwd = normalize(call.cwd, self.cwd, self.home) if call.cwd else self.cwd
+        workdir = normalize(call.workdir, cwd, self.home) if call.workdir else None
+        tool = canonical_tool(call.tool, call.agent)
+        return call._replace(tool=tool, cwd=cwd, workdir=workdir if workdir != cwd else None), call.tool
+
+    def _judged(
+        self, atoms: Sequence[Atom], call: ToolCall, context: Context, troubles: list[str], recheck: bool
+    ) -> tuple[list[Verdict], Confinement | None, str | None]:
+        """The verdicts on ``atoms``, and the sandbox the call runs in: whatever lets a bash call
+        run (allow, and a nudge or log of another atom) runs it confined where a rule says so; when
+        it cannot be (``unconfined`` says why), it is judged as if no rule allowed it in a sandbox."""
+        verdicts = self._judge(atoms, call, context, troubles)
+        decisive = combine(verdicts)
+        action = decisive.action if decisive is not None else Action.ALLOW
+        if not (action < Action.ASK and self.mode == "enforce" and call.tool == BASH):
+            return verdicts, None, None
+        sandbox, unconfined = self._confine(call, verdicts, context, recheck)
+        if unconfined is not None:
+            verdicts = self._judge(atoms, call, context._replace(sandboxes=False), troubles)
+        return verdicts, sandbox, unconfined
+
+    def _unenforced(
+        self,
+        judged: Action,
+        decisive: Verdict | None,
+        call: ToolCall,
+        verdicts: Sequence[Verdict],
+        text: str,
+    ) -> tuple[Action, str | None, str]:
+        """(action, message, reason) under the ``log`` or ``ignore`` mode: the call runs unless a
+        verdict that blocks in every mode (``decisive``) refuses it; the reason says what the
+        enforce mode would have done."""
+        if decisive is None:
+            return Action.ALLOW, None, unenforced(self.mode, judged, text)
+        action = decisive.action
+        consequence = self._consequence(decisive, action, call)
+        return action, None, reason(action, decisive, call, verdicts, consequence=consequence)
 
     def _judge(
         self, atoms: Sequence[Atom], call: ToolCall, context: Context, troubles: list[str]

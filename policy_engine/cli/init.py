@@ -61,7 +61,7 @@ def starter_text(project: bool) -> str:
     path = os.path.join(PRESETS_DIR, "starters", "project.jsonc" if project else "user.jsonc")
     with open(path, encoding="utf-8") as handle:
         text = handle.read()
-    schema = os.path.join(os.path.dirname(PRESETS_DIR), "policy.schema.json")
+    schema = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "policy.schema.json")
     return text.replace('"SCHEMA"', json.dumps(schema))
 
 

@@ -2,7 +2,7 @@
 
 Python and JavaScript/TypeScript are parsed with their tree-sitter grammars (loaded only when such
 a program is met). For Perl, Ruby, PHP and Lua a program is proven harmless only when it is
-trivially so (``trivial.py``); programs in any other language are in doubt.
+trivially so (``oneliners.py``); programs in any other language are in doubt.
 """
 
 from importlib import import_module
@@ -15,10 +15,10 @@ _LANGUAGES: dict[str, tuple[str, str | None, str | bool | None]] = {
     "python": ("Python", "python", None),
     "javascript": ("JavaScript", "javascript", None),
     "typescript": ("TypeScript", "javascript", True),
-    "perl": ("Perl", "trivial", "perl"),
-    "ruby": ("Ruby", "trivial", "ruby"),
-    "php": ("PHP", "trivial", "php"),
-    "lua": ("Lua", "trivial", "lua"),
+    "perl": ("Perl", "oneliners", "perl"),
+    "ruby": ("Ruby", "oneliners", "ruby"),
+    "php": ("PHP", "oneliners", "php"),
+    "lua": ("Lua", "oneliners", "lua"),
     "applescript": ("AppleScript", None, None),
     "r": ("R", None, None),
     "julia": ("Julia", None, None),
