@@ -161,7 +161,7 @@ def run_lint(args: argparse.Namespace) -> int:
 
 
 def run_schema(args: argparse.Namespace) -> int:
-    from ..config.jsonschema import schema_text
+    from ..config.editorschema import schema_text
 
     sys.stdout.write(schema_text())
     return 0
