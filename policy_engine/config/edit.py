@@ -2,9 +2,10 @@
 
 Why text surgery rather than load, change and dump: a policy file is written by a person, with
 comments, blank lines and a layout of their own, and dumping the parsed data would throw all of
-that away. So a small scanner that knows strings and comments finds the top-level object and its
-``approvalRules`` array, the text is spliced at the right offsets, and the result is parsed again
-to prove that the edit did exactly what was asked and nothing else before anyone writes it back.
+that away. So the scanner of :mod:`.json5scan` (the one reading uses too) finds the top-level
+object and its ``approvalRules`` array, the text is spliced at the right offsets, and the result is
+parsed again to prove that the edit did exactly what was asked and nothing else before anyone
+writes it back.
 
 The scanner assumes valid JSON5: both functions run ``jsonc.parse`` first, which reports bad files
 with their own line and column.
@@ -17,52 +18,17 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import json5
-
 from ..errors import ConfigError, Problem
 from ..record import Record
+from .json5scan import LINE_COMMENT, SPACE, Container, Entry, Unfollowed, read_container, skip, top_object
 from .jsonc import Document, json_type, parse
 
 KEY = "approvalRules"
 
-# A line comment ends at any JSON5 line terminator; stopping before "\r" keeps CRLF pairs whole.
-_LINE_COMMENT = r"//[^\n\r\u2028\u2029]*"
-_BLOCK_COMMENT = r"/\*.*?\*/"
-_STRING_PATTERN = r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'"
-_SPACE = re.compile(r"(?:\s|" + _LINE_COMMENT + "|" + _BLOCK_COMMENT + ")*", re.DOTALL)
-_STRING = re.compile(_STRING_PATTERN, re.DOTALL)
-_BARE = re.compile(r"[^\s,:\]}/]+")
-_IDENTIFIER = re.compile(r"[^\s:/]+")
-# Inside a container: runs of plain text, whole strings, whole comments, else one character.
-_TOKEN = re.compile(
-    r"[^\"'/{}\[\]]+|" + _STRING_PATTERN + "|" + _LINE_COMMENT + "|" + _BLOCK_COMMENT + "|.", re.DOTALL
-)
 # What may follow an entry on its own line and still belong to it: blanks and comments that stay
 # on that line (a block comment spanning lines is left where it is).
-_TAIL = re.compile(r"(?:[ \t]|" + _LINE_COMMENT + r"|/\*(?:(?!\*/)[^\n\r])*\*/)*")
+_TAIL = re.compile(r"(?:[ \t]|" + LINE_COMMENT + r"|/\*(?:(?!\*/)[^\n\r])*\*/)*")
 _BLANKS = re.compile(r"[ \t]*")
-
-
-class _Unfollowed(ValueError):
-    """The text is JSON5 this scanner does not follow (json5 accepted it, we cannot place it)."""
-
-
-class _Entry(Record):
-    """One member of an object or element of an array, as offsets into the text."""
-
-    start: int  # the key of a member, the element itself in an array
-    value: int  # where the value starts (== start for an element)
-    end: int  # just after the value
-    comma: int | None  # the comma that separates it from the next entry, if written
-    key: str | None
-
-
-class _Container(Record):
-    """An object or array: where its brackets are and what is between them."""
-
-    open: int
-    close: int
-    entries: tuple[_Entry, ...]
 
 
 class _Layout(Record):
@@ -104,7 +70,7 @@ def add_approval(text: str, rule: Mapping[str, Any], file: str) -> str:
     approvals = _approvals(document, file)
     try:
         result = _apply(body, _additions(body, document, entry, newline))
-    except (_Unfollowed, IndexError):
+    except (Unfollowed, IndexError):
         raise _unsafe(file) from None
     _verify(document, result, [*approvals, json.loads(entry)], file)
     return bom + result
@@ -124,7 +90,7 @@ def remove_approval(text: str, index: int, file: str) -> str:
         raise _out_of_range(document, index, len(approvals))
     try:
         result = _apply(body, _removals(body, document, index))
-    except (_Unfollowed, IndexError):
+    except (Unfollowed, IndexError):
         raise _unsafe(file) from None
     _verify(document, result, approvals[:index] + approvals[index + 1 :], file)
     return bom + result
@@ -146,7 +112,7 @@ def _additions(text: str, document: Document, entry: str, newline: str) -> list[
 def _removals(text: str, document: Document, index: int) -> list[_Edit]:
     member = _find_member(_scan_top(text), document)
     if member is None:  # parse found entries, so the scanner must find the key
-        raise _Unfollowed(f"{KEY} not found")
+        raise Unfollowed(f"{KEY} not found")
     return _removal(text, _scan_array(text, member, document), index)
 
 
@@ -231,90 +197,25 @@ def _verify(before: Document, text: str, expected: list[Any], file: str) -> None
 # Scanning
 
 
-def _scan_top(text: str) -> _Container:
-    at = _skip(_SPACE, text, 0)
-    if text[at] != "{":
-        raise _Unfollowed(f"no object at offset {at}")
-    return _read_container(text, at)
+def _scan_top(text: str) -> Container:
+    return read_container(text, top_object(text))
 
 
-def _scan_array(text: str, member: _Entry, document: Document) -> _Container:
+def _scan_array(text: str, member: Entry, document: Document) -> Container:
     """The approvalRules array; it must hold as many entries as json5 saw."""
-    array = _read_container(text, member.value)
+    array = read_container(text, member.value)
     if text[array.open] != "[" or len(array.entries) != len(document.data[KEY]):
-        raise _Unfollowed(f"{KEY} read differently from json5")
+        raise Unfollowed(f"{KEY} read differently from json5")
     return array
 
 
-def _find_member(top: _Container, document: Document) -> _Entry | None:
+def _find_member(top: Container, document: Document) -> Entry | None:
     """The top-level ``approvalRules`` member; the scanner and json5 must agree on whether it exists
     (an unquoted key spelt with escapes, say, would otherwise be added a second time)."""
     found = [entry for entry in top.entries if entry.key == KEY]
     if bool(found) != (KEY in document.data):
-        raise _Unfollowed(f"{KEY} read differently from json5")
+        raise Unfollowed(f"{KEY} read differently from json5")
     return found[-1] if found else None
-
-
-def _skip(pattern: re.Pattern[str], text: str, at: int) -> int:
-    found = pattern.match(text, at)
-    if found is None:
-        raise _Unfollowed(f"unexpected text at offset {at}")
-    return found.end()
-
-
-def _read_container(text: str, at: int) -> _Container:
-    """Record the entries of the object or array opening at ``at``; their values are skipped."""
-    is_object = text[at] == "{"
-    entries: list[_Entry] = []
-    pos = _skip(_SPACE, text, at + 1)
-    while text[pos] not in "}]":
-        start, key = pos, None
-        if is_object:
-            key, pos = _read_key(text, pos)
-            pos = _skip(_SPACE, text, pos)
-            if text[pos] != ":":
-                raise _Unfollowed(f"expected ':' at offset {pos}")
-            pos = _skip(_SPACE, text, pos + 1)
-        value, end = pos, _value_end(text, pos)
-        pos = _skip(_SPACE, text, end)
-        comma = None
-        if text[pos] == ",":
-            comma = pos
-            pos = _skip(_SPACE, text, pos + 1)
-        entries.append(_Entry(start, value, end, comma, key))
-    return _Container(at, pos, tuple(entries))
-
-
-def _read_key(text: str, at: int) -> tuple[str, int]:
-    if text[at] in "\"'":
-        end = _skip(_STRING, text, at)
-        return str(json5.loads(text[at:end])), end
-    end = _skip(_IDENTIFIER, text, at)
-    return text[at:end], end
-
-
-def _value_end(text: str, at: int) -> int:
-    char = text[at]
-    if char in "{[":
-        return _container_end(text, at)
-    if char in "\"'":
-        return _skip(_STRING, text, at)
-    return _skip(_BARE, text, at)
-
-
-def _container_end(text: str, at: int) -> int:
-    """Skip a nested value by counting brackets outside strings and comments; a loop rather than
-    recursion, so deep nesting cannot exhaust the stack."""
-    depth = 0
-    for token in _TOKEN.finditer(text, at):
-        piece = token.group()
-        if piece in ("{", "["):
-            depth += 1
-        elif piece in ("}", "]"):
-            depth -= 1
-            if depth == 0:
-                return token.end()
-    raise _Unfollowed(f"unclosed container at offset {at}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -333,7 +234,7 @@ def _newline_of(text: str) -> str:
 
 
 def _is_blank(text: str) -> bool:
-    return _skip(_SPACE, text, 0) == len(text)
+    return skip(SPACE, text, 0) == len(text)
 
 
 def _line_start(text: str, at: int) -> int:
@@ -343,7 +244,7 @@ def _line_start(text: str, at: int) -> int:
 def _indent(text: str, at: int) -> str:
     """The blanks that open the line holding offset ``at``."""
     start = _line_start(text, at)
-    return text[start : _skip(_BLANKS, text, start)]
+    return text[start : skip(_BLANKS, text, start)]
 
 
 def _starts_line(text: str, at: int) -> bool:
@@ -366,7 +267,7 @@ def _back_over_blanks(text: str, at: int) -> int:
     return at
 
 
-def _unit(text: str, top: _Container) -> str:
+def _unit(text: str, top: Container) -> str:
     """One indent step: how far a top-level key that starts its line sits inside the object's
     own line (tabs or spaces, as written), preferring the approvalRules key; else two spaces."""
     base = _indent(text, top.open)
@@ -384,7 +285,7 @@ def _apply(text: str, edits: list[_Edit]) -> str:
     pos = 0
     for edit in sorted(edits, key=lambda edit: edit.start):
         if edit.start < pos:
-            raise _Unfollowed(f"overlapping edits at offset {edit.start}")
+            raise Unfollowed(f"overlapping edits at offset {edit.start}")
         out += [text[pos : edit.start], edit.new]
         pos = edit.end
     out.append(text[pos:])
@@ -414,7 +315,7 @@ def _member_renderer(entry: str, layout: _Layout) -> Callable[[str], str]:
     return render
 
 
-def _append(text: str, box: _Container, layout: _Layout, render: Callable[[str], str]) -> list[_Edit]:
+def _append(text: str, box: Container, layout: _Layout, render: Callable[[str], str]) -> list[_Edit]:
     """The edits that make ``render(indent)`` the last entry of ``box``."""
     if "\n" not in text[box.open : box.close]:
         return [_explode(text, box, layout, render)]
@@ -423,7 +324,7 @@ def _append(text: str, box: _Container, layout: _Layout, render: Callable[[str],
     return _after_last(text, box, layout, render)
 
 
-def _explode(text: str, box: _Container, layout: _Layout, render: Callable[[str], str]) -> _Edit:
+def _explode(text: str, box: Container, layout: _Layout, render: Callable[[str], str]) -> _Edit:
     """A container written on one line gets one line per entry: appending to it inline would
     grow a line without bound. What sat between the commas is kept verbatim."""
     inner = layout.outer + layout.unit
@@ -443,7 +344,7 @@ def _explode(text: str, box: _Container, layout: _Layout, render: Callable[[str]
     return _Edit(box.open + 1, box.close, body)
 
 
-def _into_empty(text: str, box: _Container, layout: _Layout, render: Callable[[str], str]) -> _Edit:
+def _into_empty(text: str, box: Container, layout: _Layout, render: Callable[[str], str]) -> _Edit:
     """A multi-line container with no entries (blank or holding only comments): the new entry
     goes last, after any comments, on a line of its own."""
     indent = _first_inner_indent(text, box) or layout.outer + layout.unit
@@ -454,7 +355,7 @@ def _into_empty(text: str, box: _Container, layout: _Layout, render: Callable[[s
     return _Edit(start, box.close, layout.newline + indent + render(indent) + layout.newline + layout.outer)
 
 
-def _first_inner_indent(text: str, box: _Container) -> str | None:
+def _first_inner_indent(text: str, box: Container) -> str | None:
     """The indent of the first non-blank line strictly between the brackets' lines, if any."""
     pos = _past_newline(text, text.find("\n", box.open))
     close_line = _line_start(text, box.close)
@@ -466,13 +367,13 @@ def _first_inner_indent(text: str, box: _Container) -> str | None:
     return None
 
 
-def _after_last(text: str, box: _Container, layout: _Layout, render: Callable[[str], str]) -> list[_Edit]:
+def _after_last(text: str, box: Container, layout: _Layout, render: Callable[[str], str]) -> list[_Edit]:
     """Append after the last entry, past its comma and any comment on its line, so a comment
     never swallows the new entry and the comma we may add lands before the comment."""
     last = box.entries[-1]
     indent = _entry_indent(text, box) or layout.outer + layout.unit
     after = last.end if last.comma is None else last.comma + 1
-    tail = _skip(_TAIL, text, after)
+    tail = skip(_TAIL, text, after)
     at = tail if _at_line_end(text, tail) else after
     edits = [] if last.comma is not None else [_Edit(last.end, last.end, ",")]
     trailing = "," if last.comma is not None else ""  # the file's trailing-comma style
@@ -480,7 +381,7 @@ def _after_last(text: str, box: _Container, layout: _Layout, render: Callable[[s
     return edits
 
 
-def _entry_indent(text: str, box: _Container) -> str | None:
+def _entry_indent(text: str, box: Container) -> str | None:
     """The indent of the nearest-to-last entry that starts its own line."""
     for entry in reversed(box.entries):
         if _starts_line(text, entry.start):
@@ -492,7 +393,7 @@ def _entry_indent(text: str, box: _Container) -> str | None:
 # Removing
 
 
-def _removal(text: str, box: _Container, index: int) -> list[_Edit]:
+def _removal(text: str, box: Container, index: int) -> list[_Edit]:
     """The edits that take entry ``index`` out of ``box`` and leave the text tidy."""
     entries = box.entries
     entry = entries[index]
@@ -503,26 +404,26 @@ def _removal(text: str, box: _Container, index: int) -> list[_Edit]:
         # The previous comma separated it; kept, it would become a trailing comma the file lacked.
         comma = entries[index - 1].comma
         if comma is None:
-            raise _Unfollowed("entries without a comma between them")
+            raise Unfollowed("entries without a comma between them")
         edits.append(_Edit(comma, comma + 1, ""))
     start, end = _removal_span(text, box, index)
     edits.append(_Edit(start, end, ""))
     return edits
 
 
-def _only_blanks_beside(text: str, box: _Container, entry: _Entry) -> bool:
+def _only_blanks_beside(text: str, box: Container, entry: Entry) -> bool:
     after = text[entry.end : box.close]
     if entry.comma is not None:
         after = text[entry.end : entry.comma] + text[entry.comma + 1 : box.close]
     return not (text[box.open + 1 : entry.start] + after).strip()
 
 
-def _removal_span(text: str, box: _Container, index: int) -> tuple[int, int]:
+def _removal_span(text: str, box: Container, index: int) -> tuple[int, int]:
     """What to delete for entry ``index``: its line when it had one to itself, else the entry, its
     comma and the blanks that would otherwise be left doubled or dangling."""
     entry = box.entries[index]
     end = entry.end if entry.comma is None else entry.comma + 1
-    tail = _skip(_TAIL, text, end)
+    tail = skip(_TAIL, text, end)
     owned = _at_line_end(text, tail)  # a comment after it on its line goes with it
     if owned:
         end = tail
@@ -536,10 +437,10 @@ def _removal_span(text: str, box: _Container, index: int) -> tuple[int, int]:
         return _back_over_blanks(text, start), end
     if owned:
         return _back_over_blanks(text, start), end
-    return start, _skip(_BLANKS, text, end)
+    return start, skip(_BLANKS, text, end)
 
 
-def _may_join_previous_line(text: str, box: _Container, index: int) -> bool:
+def _may_join_previous_line(text: str, box: Container, index: int) -> bool:
     """Whether the closing bracket after the last entry may move up to the previous line: not when
     that line ends in a ``//`` comment, which would then swallow it."""
     if index == 0:

@@ -1,9 +1,10 @@
 """Reading JSONC/JSON5 policy files: values via json5, positions and duplicate keys via our own scanner.
 
 json5 parses the values and reports syntax errors; it cannot say where a key was written. The
-scanner below walks the (already valid) text once more and records the line and column of every
-key and array element, so that validation errors point at the exact place, and it reports
-duplicate keys with the line of the second occurrence.
+scanner of :mod:`.json5scan` (the one editing uses too) walks the (already valid) text once more,
+and :func:`_positions` records the line and column of every key and array element, so that
+validation errors point at the exact place, and reports duplicate keys with the line of the
+second occurrence.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import json5
 
 from ..errors import ConfigError, Problem
 from ..record import Record
+from . import json5scan
+from .json5scan import BLOCK_COMMENT, LINE_COMMENT
 
 Path = tuple[str | int, ...]
 
@@ -104,13 +107,13 @@ def parse(text: str, file: str) -> Document:
         raise ConfigError([Problem(file, None, None, "", "the file nests too deeply to read")]) from None
     except ValueError as error:
         raise ConfigError([_syntax_problem(str(error), text, file)]) from None
-    data = _join_surrogates(data)
+    data = json5scan.join_surrogates(data)
     if not isinstance(data, dict):
         raise ConfigError(
             [Problem(file, 1, 1, "", f"expected a JSON object at the top level, got {json_type(data)}")]
         )
     try:
-        places, duplicates = _Scanner(text).scan()
+        places, duplicates = _positions(text)
     except (ValueError, IndexError):  # JSON5 the scanner does not follow: positions unknown, and
         places, duplicates = {}, []  # json5 itself looks for duplicate keys
         try:
@@ -146,7 +149,7 @@ _HIDDEN_NAMES = {"\u2028": "U+2028 (LINE SEPARATOR)", "\u2029": "U+2029 (PARAGRA
 # JSON with comments and trailing commas, token by token: a string, a comment, a trailing comma (one
 # that only whitespace separates from a closing bracket), or anything else.
 _STRING = r'"(?:[^"\\\n]|\\.)*"'
-_COMMENTS = re.compile(rf"{_STRING}|//[^\n]*|/\*.*?\*/|[^\"/]+|/", re.DOTALL)
+_COMMENTS = re.compile(rf"{_STRING}|{LINE_COMMENT}|{BLOCK_COMMENT}|[^\"/]+|/", re.DOTALL)
 _TRAILING_COMMAS = re.compile(rf"{_STRING}|(?P<trailing>,(?=\s*[\]}}]))|[^\",]+|,")
 
 
@@ -178,26 +181,13 @@ def _plain_json(text: str) -> Any:
         return _NOT_PLAIN
 
 
-def _join_surrogates(value: Any) -> Any:
-    """json5 decodes an escaped surrogate pair (``\\ud83d\\ude00``) as two lone surrogates; join them."""
-    if isinstance(value, str):
-        if any("\ud800" <= c <= "\udfff" for c in value):
-            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-        return value
-    if isinstance(value, list):
-        return [_join_surrogates(v) for v in value]
-    if isinstance(value, dict):
-        return {_join_surrogates(k): _join_surrogates(v) for k, v in value.items()}
-    return value
-
-
 def _line_column(text: str, offset: int) -> tuple[int, int]:
     """The 1-based line and column of ``offset`` in ``text``."""
     return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
 
 
 # What may hold brackets that do not nest: strings (either quote) and comments; then the brackets.
-_NESTING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|//[^\n]*|/\*.*?\*/|[\[\]{}]", re.DOTALL)
+_NESTING = re.compile(rf"{json5scan.STRING_PATTERN}|{LINE_COMMENT}|{BLOCK_COMMENT}|[\[\]{{}}]", re.DOTALL)
 
 
 def _too_deep(text: str) -> int | None:
@@ -237,7 +227,7 @@ def _syntax_problem(message: str, text: str, file: str) -> Problem:
 
 # Strings of either quote and comments, or any other run of text (where numbers are).
 _COMMENTS_AND_STRINGS = re.compile(
-    r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|//[^\n]*|/\*.*?\*/|(?P<other>[^\"'/]+|/)", re.DOTALL
+    rf"{json5scan.STRING_PATTERN}|{LINE_COMMENT}|{BLOCK_COMMENT}|(?P<other>[^\"'/]+|/)", re.DOTALL
 )
 # An integer literal (JSON5 allows a sign), where it stands alone: not part of a float or a hex number.
 _INTEGER = re.compile(r"(?<![\w.])[-+]?(\d+)(?![\w.])")
@@ -264,7 +254,7 @@ def _long_number(text: str, file: str, offset: int, number: re.Match[str], limit
     width = number.end() - number.start()
     key = ""
     with contextlib.suppress(ValueError, IndexError):
-        places, _ = _Scanner(text[:offset] + "0".ljust(width) + text[offset + width :]).scan()
+        places, _ = _positions(text[:offset] + "0".ljust(width) + text[offset + width :])
         key = next(
             (key_path(p) for p, at in places.items() if (at.value_line, at.value_column) == (line, column)),
             "",
@@ -284,7 +274,7 @@ def _syntax_hint(text: str, line: int, column: int) -> str | None:
     lines = text.split("\n")
     here = lines[line - 1][column - 1 :] if line <= len(lines) else ""
     before = "\n".join([*lines[: line - 1], lines[line - 1][: column - 1] if line <= len(lines) else ""])
-    before = re.sub(r"//[^\n]*|/\*.*?\*/", "", before, flags=re.DOTALL).rstrip()
+    before = re.sub(rf"{LINE_COMMENT}|{BLOCK_COMMENT}", "", before, flags=re.DOTALL).rstrip()
     char = here[:1]
     if not char:
         return "the file ends early: a closing } or ] or a quote is missing"
@@ -319,99 +309,39 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
-class _Scanner:
-    """Walks valid JSON5 text and records where every key and element starts."""
+def _positions(text: str) -> tuple[dict[Path, Place], list[tuple[Path, int, int]]]:
+    """Where every key and array element of ``text`` (valid JSON5) starts, and the duplicate keys
+    (path, line and column of each later occurrence), in file order."""
+    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    places: dict[Path, Place] = {}
+    duplicates: list[tuple[Path, int, int]] = []
 
-    _SPACE = re.compile(r"(?:\s|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
-    _STRING = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'", re.DOTALL)
-    _BARE = re.compile(r"[^\s,:\]}/]+")
-    _IDENTIFIER = re.compile(r"[^\s:/]+")
+    def where(offset: int) -> tuple[int, int]:
+        line = bisect_right(line_starts, offset)
+        return line, offset - line_starts[line - 1] + 1
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.at = 0
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        self.places: dict[Path, Place] = {}
-        self.duplicates: list[tuple[Path, int, int]] = []
-
-    def scan(self) -> tuple[dict[Path, Place], list[tuple[Path, int, int]]]:
-        self._space()
-        line, column = self._where(self.at)
-        self.places[()] = Place(line, column, line, column)
-        self._value(())
-        return self.places, self.duplicates
-
-    def _where(self, offset: int) -> tuple[int, int]:
-        line = bisect_right(self.line_starts, offset)
-        return line, offset - self.line_starts[line - 1] + 1
-
-    def _skip(self, pattern: re.Pattern[str]) -> str:
-        """Consume what ``pattern`` matches here (the text is valid JSON5, so it always does)."""
-        found = pattern.match(self.text, self.at)
-        if found is None:
-            raise ValueError(f"unexpected text at offset {self.at}")
-        self.at = found.end()
-        return found.group()
-
-    def _space(self) -> None:
-        self._skip(self._SPACE)
-
-    def _value(self, path: Path) -> None:
-        char = self.text[self.at]
-        if char == "{":
-            self._object(path)
-        elif char == "[":
-            self._array(path)
-        elif char in "\"'":
-            self._skip(self._STRING)
-        else:
-            self._skip(self._BARE)
-
-    def _object(self, path: Path) -> None:
-        self.at += 1
+    def container(at: int, path: Path) -> int:
         seen: set[str] = set()
-        while True:
-            self._space()
-            if self.text[self.at] == "}":
-                self.at += 1
-                return
-            key_line, key_column = self._where(self.at)
-            key = self._key()
-            self._space()
-            self.at += 1  # ':'
-            self._space()
-            value_line, value_column = self._where(self.at)
+
+        def read_value(start: int, value: int, key: str | int) -> int:
             member = (*path, key)
-            if key in seen:
-                self.duplicates.append((member, key_line, key_column))
-            seen.add(key)
-            self.places[member] = Place(key_line, key_column, value_line, value_column)
-            self._value(member)
-            self._space()
-            if self.text[self.at] == ",":
-                self.at += 1
+            key_line, key_column = where(start)
+            if isinstance(key, str):
+                if key in seen:
+                    duplicates.append((member, key_line, key_column))
+                seen.add(key)
+                value_line, value_column = where(value)
+            else:
+                value_line, value_column = key_line, key_column
+            places[member] = Place(key_line, key_column, value_line, value_column)
+            if text[value] in "{[":
+                return container(value, member)
+            return json5scan.value_end(text, value)
 
-    def _array(self, path: Path) -> None:
-        self.at += 1
-        index = 0
-        while True:
-            self._space()
-            if self.text[self.at] == "]":
-                self.at += 1
-                return
-            line, column = self._where(self.at)
-            member = (*path, index)
-            self.places[member] = Place(line, column, line, column)
-            self._value(member)
-            index += 1
-            self._space()
-            if self.text[self.at] == ",":
-                self.at += 1
+        return json5scan.walk_container(text, at, read_value)
 
-    def _key(self) -> str:
-        if self.text[self.at] in "\"'":
-            literal = self._skip(self._STRING)
-            if "\\" not in literal:  # nothing to decode: json5 would return the text between the quotes
-                return literal[1:-1]
-            return str(_join_surrogates(json5.loads(literal)))
-        return self._skip(self._IDENTIFIER)
+    top = json5scan.top_object(text)
+    line, column = where(top)
+    places[()] = Place(line, column, line, column)
+    container(top, ())
+    return places, duplicates

@@ -107,7 +107,8 @@ def test_json_with_comments_reads_as_json5_does(data, indent, noise: list[str], 
     # give json5's value, or leave the text to json5: never a different value.
     import json5
 
-    from policy_engine.config.jsonc import _NOT_PLAIN, _join_surrogates, _plain_json
+    from policy_engine.config.json5scan import join_surrogates
+    from policy_engine.config.jsonc import _NOT_PLAIN, _plain_json
 
     text = json.dumps(data, indent=indent)
     for piece in noise:
@@ -119,4 +120,4 @@ def test_json_with_comments_reads_as_json5_does(data, indent, noise: list[str], 
         assert _plain_json(text) is _NOT_PLAIN
         return
     got = _plain_json(text)
-    assert got is _NOT_PLAIN or _join_surrogates(got) == _join_surrogates(expected)
+    assert got is _NOT_PLAIN or join_surrogates(got) == join_surrogates(expected)

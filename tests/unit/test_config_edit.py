@@ -17,7 +17,7 @@ from policy_engine.errors import ConfigError
 FILE = "policy.jsonc"
 RULE = {"action": "allow", "tool": "bash", "pattern": "git status", "policy": "work"}
 LINE = json.dumps(RULE)  # how the rule is written: one line, keys in the dict's order
-EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 def approvals(text: str) -> Any:
@@ -516,3 +516,26 @@ def test_removing_drops_exactly_one_element(
     assert approvals(result) == listed[:index] + listed[index + 1 :]
     own_line_comments = [line for line in text.splitlines() if line.strip().startswith("//")]
     assert set(own_line_comments) <= set(result.splitlines())
+
+
+# --- a // comment ends at any JSON5 line terminator, a lone CR included ------------------------
+# (Reading used to end it at LF only, so these files could not be edited safely.)
+
+
+def test_adding_after_a_comment_ended_by_a_lone_carriage_return() -> None:
+    text = '{\n  "approvalRules": [ // list\r    1\n  ]\n}\n'
+    result = add_approval(text, RULE, FILE)
+    assert result == f'{{\n  "approvalRules": [ // list\r    1,\n    {LINE}\n  ]\n}}\n'
+    assert approvals(result) == [1, RULE]
+
+
+@pytest.mark.parametrize(
+    ("index", "expected"),
+    [
+        (0, '{"approvalRules": [\r 2], "x": 3}'),  # the comment on its line goes with it
+        (1, '{"approvalRules": [1 // one\r], "x": 3}'),
+    ],
+)
+def test_removing_after_a_comment_ended_by_a_lone_carriage_return(index: int, expected: str) -> None:
+    text = '{"approvalRules": [1, // one\r 2], "x": 3}'
+    assert remove_approval(text, index, FILE) == expected
