@@ -146,8 +146,9 @@ def compile_knowledge(
     from .knowledge_schema import HarmlessFile, KnowledgeFile
 
     def load(source: str, file: str) -> dict[str, Any]:
+        # A command's description and examples are for people and tests: the hook never loads them.
         return KnowledgeFile.model_validate(parse(source, file).data).model_dump(
-            exclude_unset=True, by_alias=True, exclude={"commands": {"__all__": {"description"}}}
+            exclude_unset=True, by_alias=True, exclude={"commands": {"__all__": {"description", "examples"}}}
         )
 
     data = load(text, DATA)

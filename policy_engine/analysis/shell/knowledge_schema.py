@@ -362,10 +362,35 @@ Option.model_rebuild()
 Entry.model_rebuild()
 
 
+class Examples(_Strict):
+    """Command lines the analysis must judge as said (tests/unit/test_knowledge.py runs each one):
+    data for the tests, never compiled into the knowledge a hook loads."""
+
+    readOnly: list[str] = Field(
+        default_factory=list,
+        description="Lines proven to only read: every command in them reads, with no doubt (sort data.txt).",
+    )
+    notReadOnly: list[str] = Field(
+        default_factory=list,
+        description="Lines never proven to only read: they write, delete, run a program, talk to "
+        "another machine or are in doubt (sort -o out data.txt).",
+    )
+
+
+class CommandEntry(Entry):
+    """A command's entry in ``commands``: an ``Entry`` with the examples of its use."""
+
+    examples: Examples | None = Field(
+        default=None,
+        description="Lines that name this command (or an alias of it), each judged read-only or "
+        "not as it says, by the tests; stripped when the knowledge is compiled.",
+    )
+
+
 class KnowledgeFile(_Strict):
     """``commands.jsonc``."""
 
-    commands: dict[str, Entry]
+    commands: dict[str, CommandEntry]
     aliases: dict[str, str] = Field(default_factory=dict, description="Command names that share an entry.")
     dangerousVariables: dict[str, list[str] | None] = Field(
         default_factory=dict,
