@@ -40,8 +40,8 @@ if TYPE_CHECKING:
 # 2: marshal, each policy marshalled apart; 3: a layer's mode; 4: protection senses, approval paths;
 # 5: a layer's log setting; 6: its onError; 7: each policy's rule index; 8: what a layer keeps of
 # the embedded default, and what its files change of it; 9: a protection's except names; 10: a
-# rule's sandbox
-FORMAT = 10
+# rule's sandbox; 11: no origins of defaultPolicy in a layer (nothing read them)
+FORMAT = 11
 KEEP = 16  # compiled files kept per cache directory; older ones are pruned on write
 
 
@@ -371,7 +371,6 @@ def _layer(value: Any) -> Layer:
         policies,
         locations,
         default_policy,
-        default_origin,
         approvals,
         protection,
         interpreter,
@@ -385,7 +384,6 @@ def _layer(value: Any) -> Layer:
         extends,
         fallback,
         fallback_policy,
-        fallback_origin,
         changes,
     ) = value
     _expect(isinstance(policies, dict))
@@ -396,7 +394,6 @@ def _layer(value: Any) -> Layer:
         _LazyPolicies(policies),
         tuple(map(_location, locations)),
         _opt_str(default_policy),
-        None if default_origin is None else _origin(default_origin),
         tuple(_rule(rule, {}) for rule in approvals),
         tuple(map(_protection, protection)),
         _interpreter(interpreter),
@@ -410,7 +407,6 @@ def _layer(value: Any) -> Layer:
         _bool(extends),
         tuple(map(_location, fallback)),
         _opt_str(fallback_policy),
-        None if fallback_origin is None else _origin(fallback_origin),
         tuple(map(_change, changes)),
     )
 

@@ -168,7 +168,6 @@ def _extend(
         protection=kept + layer.protection,
         fallback=() if own_default else tuple(locations),
         fallback_policy=None if own_default else fallback,
-        fallback_origin=None if own_default or not fallback else compiler.origin(("defaultPolicy",)),
         changes=tuple(changes(plan, managed, default)) + layer.changes,
     )
 
@@ -274,9 +273,6 @@ def _compile_layer(
         # A project's defaultPolicy judges what its own locations leave of its directory, no more.
         locations.append(LocationEntry(".", default_policy, default_origin, project_root))  # type: ignore[arg-type]
         default_policy = settings.defaultPolicy
-        default_origin = (
-            _LayerCompiler(settings_where, presets).origin(("defaultPolicy",)) if default_policy else None
-        )
     approvals = []
     for index, approval in enumerate(config.approvalRules):
         for rule in compiler.approval(approval, ("approvalRules", index)):
@@ -315,7 +311,6 @@ def _compile_layer(
         policies={n: compiler.policy(n, p) for n, p in config.policies.items()},
         locations=tuple(locations),
         default_policy=default_policy,
-        default_policy_origin=default_origin,
         approval_rules=tuple(approvals),
         protection=tuple(protection),
         interpreter=interpreter,

@@ -167,7 +167,6 @@ class Layer(Record):
     policies: Mapping[str, CompiledPolicy]
     locations: tuple[LocationEntry, ...]
     default_policy: str | None
-    default_policy_origin: Origin | None
     approval_rules: tuple[CompiledRule, ...]
     protection: tuple[Protection, ...]
     interpreter: InterpreterSettings
@@ -181,7 +180,6 @@ class Layer(Record):
     extends: bool = False
     fallback: tuple[LocationEntry, ...] = ()
     fallback_policy: str | None = None
-    fallback_origin: Origin | None = None
     changes: tuple[Change, ...] = ()
 
 

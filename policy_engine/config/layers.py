@@ -29,7 +29,7 @@ from ..errors import Problem
 from ..model import Action, Origin
 from ..record import Record
 from .compiled import Change, Layer
-from .discover import EXPLICIT, MANAGED, PROJECT, USER, Source
+from .discover import EXPLICIT, MANAGED, PROJECT, USER
 from .jsonc import Document, Path, key_path, parse
 from .presets import DEFAULT_POLICY
 
@@ -40,8 +40,6 @@ if TYPE_CHECKING:
     from .load import SourceText
 
 DEFAULT = "default"  # the value of "extends" that names the embedded default
-# Keys of the default that apply only where the files' own locations and defaultPolicy do not reach.
-FALLBACK_KEYS = ("locations", "defaultPolicy")
 
 
 class Member(Record):
@@ -69,12 +67,6 @@ def default_document() -> Document:
     """The embedded default, parsed."""
     with open(DEFAULT_POLICY, encoding="utf-8") as handle:
         return parse(handle.read(), DEFAULT_POLICY)
-
-
-def default_member(document: Document) -> Member:
-    from .load import SourceText
-
-    return Member(SourceText(Source("default", DEFAULT_POLICY), ""), document)
 
 
 def plan_layers(members: Sequence[Member]) -> tuple[list[Plan], list[Problem]]:

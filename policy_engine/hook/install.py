@@ -36,7 +36,6 @@ from ..agents.protocol import Check, Installation
 from ..record import Record
 
 AGENTS: tuple[str, ...] = tuple(name for name in AGENT_NAMES if agent_module(name).INSTALL is not None)
-SCOPES = ("user", "project")
 
 # Longer than the hook's own bound (POLICY_ENGINE_HOOK_TIMEOUT, 20 s by default), so that it is
 # the hook that times out and answers in the agent's protocol, not the agent that kills it.
