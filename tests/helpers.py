@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -16,14 +17,35 @@ REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
 CORPUS = REPO.parent / "shared" / "corpus"
 
+# The command knowledge compiled once for the whole run (conftest's warm_knowledge sets it): every
+# Sandbox gets a copy of its own in its cache directory, so no test pays for compiling it cold.
+WARM_KNOWLEDGE: list[Path] = []
+
+
+def compile_warm_knowledge(directory: Path) -> Path:
+    """Compile the knowledge into ``directory`` and make every new Sandbox start with a copy."""
+    from policy_engine.analysis.shell.knowledge import knowledge
+
+    knowledge(str(directory))
+    (compiled,) = directory.glob("knowledge-*.cache")
+    WARM_KNOWLEDGE[:] = [compiled]
+    return compiled
+
 
 class Sandbox:
-    """A fake machine: home, XDG directories and no managed file, as environment variables."""
+    """A fake machine: home, XDG directories and no managed file, as environment variables.
 
-    def __init__(self, root: Path) -> None:
+    ``warm``: its cache directory starts with a copy (never a link: a test may damage it) of the
+    knowledge compiled for the run, when there is one; cold, it compiles the knowledge itself."""
+
+    def __init__(self, root: Path, *, warm: bool = True) -> None:
         self.root = root
         self.home = root / "home"
         self.home.mkdir()
+        if warm and WARM_KNOWLEDGE:
+            cache = root / "cache" / "policy-engine"
+            cache.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(WARM_KNOWLEDGE[0], cache / WARM_KNOWLEDGE[0].name)
         self.env = {
             "PATH": os.environ.get("PATH", ""),
             "HOME": str(self.home),

@@ -28,7 +28,7 @@ import pytest
 
 from policy_engine import Action, Engine, ToolCall
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 WORKLOAD = REPO / "tests" / "corpus" / "agent-workload"
 READONLY = REPO / "examples" / "readonly.jsonc"
 TLDR_SAMPLE = REPO / "tests" / "data" / "tldr-readonly-sample.jsonl"

@@ -125,7 +125,9 @@ def test_at_most_a_dozen_modules_at_the_top() -> None:
 
 
 def test_no_module_is_over_1200_lines() -> None:
-    long = {str(p.relative_to(PACKAGE)): n for p in _modules() if (n := len(p.read_text().splitlines())) > 1200}
+    long = {
+        str(p.relative_to(PACKAGE)): n for p in _modules() if (n := len(p.read_text().splitlines())) > 1200
+    }
     assert not long, long
 
 

@@ -47,7 +47,7 @@ def safe_bash_paths(commands: dict) -> set[str]:  # type: ignore[type-arg]
     from policy_engine.analysis.shell.knowledge import knowledge
 
     known = knowledge()
-    preset = json5.loads((REPO / "policy_engine/presets/patterns/safe-bash.jsonc").read_text())
+    preset = json5.loads((REPO / "presets/patterns/safe-bash.jsonc").read_text())
     found = set()
     for pattern in preset["patterns"]:
         name, *rest = pattern.split()
