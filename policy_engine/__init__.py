@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from .engine import Engine
     from .errors import ConfigError, Problem
-    from .model import Access, Action, Atom, Decision, Sense, ToolCall, Verdict
+    from .model import Access, Action, Atom, Decision, Sense, ToolCall, TreeKind, Verdict, VerdictKind, Walk
 
 _HOMES = {
     "Engine": "engine",
@@ -32,7 +32,10 @@ _HOMES = {
     "Decision": "model",
     "Sense": "model",
     "ToolCall": "model",
+    "TreeKind": "model",
     "Verdict": "model",
+    "VerdictKind": "model",
+    "Walk": "model",
 }
 
 __all__ = [
@@ -45,7 +48,10 @@ __all__ = [
     "Problem",
     "Sense",
     "ToolCall",
+    "TreeKind",
     "Verdict",
+    "VerdictKind",
+    "Walk",
     "__version__",
 ]
 

@@ -17,7 +17,7 @@ from .decide.protect import Search
 from .decide.selfprotect import self_protections
 from .errors import ConfigError, Problem
 from .explain.reasons import UNTRUSTED, reason, unenforced, untrusted_note
-from .model import MODES, Action, Atom, Decision, ToolCall, Verdict
+from .model import MODES, Action, Atom, Decision, ToolCall, Verdict, VerdictKind
 from .paths import normalize, spellings
 from .session.allows import DEFAULT_TTL, atom_key, now
 from .session.breakers import Tripped, escalated, unstored
@@ -96,14 +96,16 @@ def self_protected(policy_set: PolicySet) -> bool:
 def _session_allowed(verdict: Verdict, session_id: str) -> Verdict:
     """An ask the person allowed for this session is an allow; nothing else changes (a deny, a
     protection, a nudge's message stay)."""
-    if verdict.action is not Action.ASK or verdict.kind == "protection":
+    if verdict.action is not Action.ASK or verdict.kind is VerdictKind.PROTECTION:
         return verdict
-    return verdict._replace(action=Action.ALLOW, kind="session", detail=f"session {session_id}")
+    return verdict._replace(action=Action.ALLOW, kind=VerdictKind.SESSION, detail=f"session {session_id}")
 
 
 def _blocks_in_every_mode(verdict: Verdict) -> bool:
     """pathProtection, and a deny of the managed layer, block whatever the mode."""
-    return verdict.kind == "protection" or (verdict.layer == "managed" and verdict.action is Action.DENY)
+    return verdict.kind is VerdictKind.PROTECTION or (
+        verdict.layer == "managed" and verdict.action is Action.DENY
+    )
 
 
 def _confinement_note(
@@ -320,7 +322,7 @@ class Engine:
         for atom in atoms:
             found = [verdict for judge in self._judges for verdict in judge.judge(atom, context)]
             # Only an ask can be allowed for the session: an atom without one never opens the store.
-            asks = any(v.action is Action.ASK and v.kind != "protection" for v in found)
+            asks = any(v.action is Action.ASK and v.kind is not VerdictKind.PROTECTION for v in found)
             if (
                 asks
                 and call.session_id
@@ -459,7 +461,7 @@ class Engine:
         for verdict in decision.verdicts:
             if verdict.action is Action.DENY:
                 asked[verdict.atom] = False
-            elif verdict.action is Action.ASK and verdict.kind != "protection":
+            elif verdict.action is Action.ASK and verdict.kind is not VerdictKind.PROTECTION:
                 asked.setdefault(verdict.atom, True)
         expires = now() + ttl
         for atom in (atom for atom, ask in asked.items() if ask):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import IntEnum, StrEnum
+from functools import lru_cache
 
 from .record import Record
 
@@ -82,19 +83,112 @@ class ToolCall(Record):
     workdir: str | None = None
 
 
+class TreeKind(StrEnum):
+    """How a walk of a directory reaches the entries under it (:class:`Walk`)."""
+
+    ALL = "all"  # every entry (find, grep -r, rm -r, cp -r)
+    VISIBLE = "visible"  # the entries whose names are not hidden (rg, fd by default)
+    GIT = "git"  # every entry but what git ignores in a work tree (rg --hidden)
+    FOLLOW = "follow"  # every entry, and where the symbolic links inside lead (grep -R, rg -L)
+    INTO = "into"  # a copied tree's destination: what lands there may overwrite any entry
+
+
+class Walk(Record):
+    """A directory walked whole, and which of its entries the walk touches: those of ``kind``, only
+    those whose name matches one of ``names`` when there are any (``find -name``, ``rg -g``), and
+    never the files ``skip_files`` or the directories ``skip_directories`` name (``grep
+    --exclude``, ``--exclude-dir``). Globs here are fnmatch globs of one name each.
+
+    Data spells a walk as text (the command knowledge's ``"tree"``, an agent module's ``TREES``,
+    the state store and the JSON report): ``KIND[:NAME,NAME...][!FILE...][!/DIRECTORY...]``, as
+    :func:`parse_walk` reads and ``str()`` writes it."""
+
+    kind: TreeKind
+    names: tuple[str, ...] = ()
+    skip_files: tuple[str, ...] = ()
+    skip_directories: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        text = self.kind.value + (":" + ",".join(self.names) if self.names else "")
+        return (
+            text
+            + "".join(f"!{g}" for g in self.skip_files)
+            + "".join(f"!/{g}" for g in self.skip_directories)
+        )
+
+
+WHOLE_TREE = Walk(TreeKind.ALL)  # every entry, none skipped or singled out
+EVERY_NAME = Walk(TreeKind.ALL, ("*",))  # every entry, sought by names the analysis cannot read
+
+
+@lru_cache(maxsize=256)
+def parse_walk(spelling: str) -> Walk:
+    """The walk ``spelling`` writes (``all:*.py``, ``visible``, ``all!.env*!/node_modules``);
+    ValueError for a kind that is not a :class:`TreeKind`."""
+    head, *skips = spelling.split("!")
+    kind, _, names = head.partition(":")
+    return Walk(
+        TreeKind(kind),
+        tuple(names.split(",")) if names else (),
+        tuple(s for s in skips if s and not s.startswith("/")),
+        tuple(s[1:] for s in skips if s.startswith("/") and len(s) > 1),
+    )
+
+
+def as_walk(walk: Walk | str | None) -> Walk | None:
+    """A walk given as itself or in its data spelling (a knowledge entry's ``"tree"``)."""
+    return parse_walk(walk) if isinstance(walk, str) else walk
+
+
+def walk_naming(globs: list[str | None]) -> Walk:
+    """The walk of the files ``globs`` name (names ``*.py``, ``*.md`` for ``src/**/*.py`` and
+    ``*.md``): every name (:data:`EVERY_NAME`) when one is computed (None) or is not a plain name
+    glob (``**``, braces, a comma): the walk still seeks what the globs name, a search just cannot
+    tell which."""
+    names = [
+        variant for glob in globs for variant in _braces(glob.rstrip("/").rsplit("/", 1)[-1] if glob else "")
+    ]
+    # fnmatch reads classes and escapes unlike ripgrep ([^x], \x): only plain wildcards narrow
+    plain = all(name and name != "**" and not set("{},[]\\=").intersection(name) for name in names)
+    return Walk(TreeKind.ALL, tuple(names)) if plain else EVERY_NAME
+
+
+def walk_excluding(walk: Walk, skipped: list[tuple[str | None, str]]) -> Walk:
+    """``walk`` without the names it skips (``grep -r --exclude='.env*'``), from (glob, ``files``,
+    ``directories`` or ``both``) pairs. A computed glob (None) or one that fnmatch reads unlike the
+    tools (classes, braces, escapes) is dropped: the walk then reads what it would have skipped."""
+    files, directories = list(walk.skip_files), list(walk.skip_directories)
+    for glob, what in skipped:
+        if not glob or "/" in glob or set("{},[]\\!").intersection(glob):
+            continue
+        if what in ("files", "both"):
+            files.append(glob)
+        if what in ("directories", "both"):
+            directories.append(glob)
+    return walk._replace(skip_files=tuple(files), skip_directories=tuple(directories))
+
+
+def _braces(glob: str) -> list[str]:
+    """``*.{ts,tsx}`` -> ``*.ts``, ``*.tsx`` (one level; a nested brace is left for the caller)."""
+    start = glob.find("{")
+    end = glob.find("}", start)
+    if start < 0 or end < 0:
+        return [glob]
+    return [glob[:start] + choice + glob[end + 1 :] for choice in glob[start + 1 : end].split(",")]
+
+
 class Access(Record):
     """A path an atom reads, writes, deletes or executes; ``via`` says what in inline code does it
     (``Python line 2: open(mode 'w')``), for explanations. ``tree`` is set when a directory at
-    ``path`` is walked whole (``grep -r``, ``rm -r``, ``cp -r``): ``all`` entries, only the
-    ``visible`` ones (``rg`` skips hidden files), ``all:GLOB`` (those named so) or ``git`` (see
-    protect.py); everything under it is touched with ``sense``.
+    ``path`` is walked whole (``grep -r``, ``rm -r``, ``cp -r``): which entries the walk reaches
+    (:class:`Walk`); everything it reaches is touched with ``sense``.
     ``redirect`` marks the target of a redirection (``> file``), which is not part of the command's
     text: an approval of the command does not cover it."""
 
     path: str
     sense: Sense
     via: str | None = None
-    tree: str | None = None
+    tree: Walk | None = None
     redirect: bool = False
 
 
@@ -144,12 +238,22 @@ class Origin(Record):
         return f"{self.file}:{self.line}:{self.column}"
 
 
+class VerdictKind(StrEnum):
+    """What a verdict was decided by."""
+
+    RULE = "rule"  # a rule of the policy
+    DEFAULT = "default"  # the policy's defaultAction: no rule matched
+    PROTECTION = "protection"  # a pathProtection pattern (self-protection included)
+    DOUBT = "doubt"  # the analysis could not prove the atom safe: the unknown action
+    UNRESTRICTED = "unrestricted"  # no policy covers the target
+    APPROVAL = "approval"  # an approval rule the user recorded
+    SESSION = "session"  # an ask the user already answered in this session
+
+
 class Verdict(Record):
     """The judgement of one layer on one atom at one target, with everything that explains it.
 
-    ``kind`` is ``rule`` (a rule decided), ``default`` (the policy's defaultAction), ``protection``
-    (a pathProtection pattern), ``doubt`` (the analysis could not prove the atom safe) or
-    ``unrestricted`` (no policy covers the target). ``beat`` holds the other rules that matched and
+    ``kind`` says what decided it (:class:`VerdictKind`). ``beat`` holds the other rules that matched and
     lost on specificity or the tie-break; ``sense`` how the atom touches ``target`` (None: the
     atom touches no path and is judged at its working directory); ``walked`` that a protection
     hit a path under ``target``, a directory the atom walks whole, and ``scope`` what that
@@ -157,7 +261,7 @@ class Verdict(Record):
     """
 
     action: Action
-    kind: str
+    kind: VerdictKind
     layer: str
     atom: Atom
     target: str

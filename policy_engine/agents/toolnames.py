@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..decide.protect import names_tree
-from ..model import Sense
+from ..model import EVERY_NAME, WHOLE_TREE, Sense, TreeKind, Walk, parse_walk, walk_naming
 from ..paths import glob_root
 from . import catalog
 
@@ -43,9 +42,9 @@ GLOB_TOOL = "find"  # the agents' glob tools, whose `pattern` is a path glob
 
 # How a search tool reads the files under a directory it is given (``Access.tree``), when its
 # agent is not known: every file. Each agent's own tools walk as its module says (``TREES``:
-# Claude Code's and pi's Grep are ripgrep with --hidden, which skips what git ignores, protect.py
+# Claude Code's and pi's Grep are ripgrep with --hidden, which skips what git ignores, TreeKind
 # "git"; Gemini CLI's and Copilot CLI's read hidden files too). find and ls only list names.
-TREES: dict[str, str] = {"grep": "all"}
+TREES: dict[str, str] = {"grep": "all"}  # as Walk spellings (model.parse_walk), like the agents' own
 # Fields of the search tools that limit a walk to the files a glob names (Claude Code's Grep
 # `glob`, Gemini CLI's `include` and `include_pattern`): ripgrep reads them even when hidden or
 # ignored.
@@ -84,15 +83,15 @@ def input_paths(tool_input: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(paths))
 
 
-def input_path_lists(tool_input: Any) -> tuple[tuple[str, str | None], ...]:
+def input_path_lists(tool_input: Any) -> tuple[tuple[str, Walk], ...]:
     """The entries of a tool's path-list fields, each as (the path to judge, how it is walked): a
-    plain entry is itself, or the whole tree if it is a directory (``all``); a glob is the tree of
-    its literal leading directory, limited to the names its last part matches (``all:*.ts`` for
-    ``src/**/*.ts``). Gemini CLI matches them without case, so the names are matched so too (and
-    ``.ENV`` also names ``.env``)."""
+    plain entry is itself, or the whole tree if it is a directory; a glob is the tree of its literal
+    leading directory, limited to the names its last part matches (``*.ts`` for ``src/**/*.ts``).
+    Gemini CLI matches them without case, so the names are matched so too (and ``.ENV`` also
+    names ``.env``)."""
     if not isinstance(tool_input, Mapping):
         return ()
-    entries: list[tuple[str, str | None]] = []
+    entries: list[tuple[str, Walk]] = []
     for field in PATH_LIST_FIELDS:
         values = tool_input.get(field)
         if not isinstance(values, list):
@@ -101,13 +100,18 @@ def input_path_lists(tool_input: Any) -> tuple[tuple[str, str | None], ...]:
             root = glob_root(value, GLOB_CHARACTERS)
             parent, _, last = value.rstrip("/").rpartition("/")
             if root is not None:  # a glob: the files its last part names, in any case
-                walk = names_tree([last]) if "{" not in last else "all:*"  # fnmatch knows no {a,b}
-                entries.append((root, walk if walk == "all" else f"all:{_caseless(walk[4:])}"))
+                walk = walk_naming([last]) if "{" not in last else EVERY_NAME  # fnmatch knows no {a,b}
+                entries.append((root, _caseless_walk(walk.names)))
                 continue
-            entries.append((value, "all"))  # a path: itself, a directory whole, and its name in any case
+            entries.append((value, WHOLE_TREE))  # a path: itself, a directory whole, its name in any case
             if last.lower() != last.upper():
-                entries.append((parent or ("/" if value.startswith("/") else "."), f"all:{_caseless(last)}"))
+                entries.append((parent or ("/" if value.startswith("/") else "."), _caseless_walk((last,))))
     return tuple(dict.fromkeys(entries))
+
+
+def _caseless_walk(names: tuple[str, ...]) -> Walk:
+    """The walk of the entries named like ``names`` in any case."""
+    return Walk(TreeKind.ALL, tuple(_caseless(name) for name in names))
 
 
 def _caseless(glob: str) -> str:
@@ -124,7 +128,7 @@ def glob_directory(pattern: str) -> str:
     return glob_root(pattern, GLOB_CHARACTERS) or pattern
 
 
-def tree_of(agent: str | None, agent_tool: str, tool: str, tool_input: Any = None) -> str | None:
+def tree_of(agent: str | None, agent_tool: str, tool: str, tool_input: Any = None) -> Walk | None:
     """How an agent's tool (canonically ``tool``) walks a directory it is given, if it does."""
     if agent:
         tree = catalog.TREES.get((agent, agent_tool), TREES.get(tool))
@@ -134,8 +138,8 @@ def tree_of(agent: str | None, agent_tool: str, tool: str, tool_input: Any = Non
         globs = [tool_input[f] for f in NAME_GLOB_FIELDS if isinstance(tool_input.get(f), str)]
         globs = [glob for glob in globs if not glob.startswith("!")]  # an exclusion only narrows
         if globs:
-            return names_tree(globs)
-    return tree
+            return walk_naming(globs)
+    return None if tree is None else parse_walk(tree)
 
 
 def unreadable_paths(tool_input: Any) -> tuple[str, ...]:

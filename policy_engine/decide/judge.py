@@ -13,7 +13,7 @@ from ..config.compiled import CompiledRule, Layer, LocationEntry, Protection
 from ..config.ruleorder import specificity, winning_order
 from ..decide.rules import RuleBook
 from ..globs import glob_matches
-from ..model import Action, Atom, Sense, Verdict
+from ..model import Action, Atom, Sense, Verdict, VerdictKind, Walk
 from ..paths import inside, normalize, spellings
 from ..record import Record
 from .locations import location_directory, resolve_location
@@ -54,7 +54,7 @@ class LayerJudge:
         "_home",
         "_location_directories",
         "layer",
-        "protection",
+        VerdictKind.PROTECTION,
     )
 
     def __init__(self, layer: Layer, home: str, extra_protection: tuple[Protection, ...] = ()) -> None:
@@ -106,7 +106,7 @@ class LayerJudge:
             action = self.layer.interpreter.unknown_action
             first = next(iter(targets))
             verdicts += [
-                Verdict(action, "doubt", self.layer.name, atom, first, detail=doubt)
+                Verdict(action, VerdictKind.DOUBT, self.layer.name, atom, first, detail=doubt)
                 for doubt in dict.fromkeys(doubts)
             ]
         return verdicts
@@ -120,11 +120,11 @@ class LayerJudge:
         reaches the locations below it; an atom that touches no path is judged at its working
         directory."""
         targets: dict[str, list[Sense | None]] = {}
-        checked: set[tuple[str, Sense, str | None]] = set()
+        checked: set[tuple[str, Sense, Walk | None]] = set()
         redirected: set[str] = set()
         direct: set[str] = set()
 
-        def protect(path: str, sense: Sense, tree: str | None) -> None:
+        def protect(path: str, sense: Sense, tree: Walk | None) -> None:
             if (path, sense, tree) not in checked:
                 checked.add((path, sense, tree))
                 hits = protections_hit(self._guards(context), path, sense, tree, context.search)
@@ -169,7 +169,7 @@ class LayerJudge:
             if approval.confined is not None and not inside(target, approval.confined):
                 continue
             if (
-                verdict.kind == "rule"
+                verdict.kind is VerdictKind.RULE
                 and verdict.rule is not None
                 and verdict.action is Action.DENY
                 and specificity(verdict.rule) > specificity(approval)
@@ -178,7 +178,7 @@ class LayerJudge:
             beaten = (verdict.rule,) if verdict.rule is not None else ()
             return verdict._replace(
                 action=approval.action,
-                kind="approval",
+                kind=VerdictKind.APPROVAL,
                 rule=approval,
                 origin=approval.origin,
                 message=approval.message,
@@ -252,7 +252,7 @@ class LayerJudge:
         bash computes (rules.py)."""
         layer = self.layer
         if located is None:
-            return Verdict(Action.ALLOW, "unrestricted", layer.name, atom, target), ()
+            return Verdict(Action.ALLOW, VerdictKind.UNRESTRICTED, layer.name, atom, target), ()
         key, where = located
         policy = layer.policies[key]
         book = self._book(key)
@@ -262,7 +262,7 @@ class LayerJudge:
         if winner is None:
             verdict = Verdict(
                 policy.default_action,
-                "default",
+                VerdictKind.DEFAULT,
                 layer.name,
                 atom,
                 target,
@@ -296,7 +296,7 @@ class LayerJudge:
         """The verdict of ``rule`` of the located policy, having beaten ``beaten``."""
         return Verdict(
             rule.action,
-            "rule",
+            VerdictKind.RULE,
             self.layer.name,
             atom,
             target,
@@ -321,7 +321,7 @@ def _protected(
             f'the command walks "{path}", too large to search for paths protected by pathProtection '
             f'"{hit.pattern}" ({hit.origin}); name the files it needs instead'
         )
-        return Verdict(action, "doubt", layer.name, atom, path, detail=doubt, sense=sense)
+        return Verdict(action, VerdictKind.DOUBT, layer.name, atom, path, detail=doubt, sense=sense)
     action = hit.action
     if (
         action is Action.DENY
@@ -336,7 +336,7 @@ def _protected(
         action = Action.ASK
     return Verdict(
         action,
-        "protection",
+        VerdictKind.PROTECTION,
         layer.name,
         atom,
         path,
@@ -400,7 +400,7 @@ def _trusted_unanalyzed(verdicts: list[Verdict]) -> bool:
     with allowUnanalyzed, or one that allows it only in a sandbox (which holds whatever the
     command does that the analysis cannot see)."""
     return bool(verdicts) and all(
-        v.kind in ("rule", "approval")
+        v.kind in (VerdictKind.RULE, VerdictKind.APPROVAL)
         and v.action is Action.ALLOW
         and v.rule is not None
         and (v.rule.allow_unanalyzed or v.rule.sandbox is not None)
@@ -411,13 +411,13 @@ def _trusted_unanalyzed(verdicts: list[Verdict]) -> bool:
 # Among equally restrictive verdicts, the one that explains best decides: a protection or a rule
 # says more than a doubt, a doubt more than a policy's default.
 _EXPLAINS = {
-    "protection": 5,
-    "rule": 4,
-    "approval": 4,
-    "session": 3,
-    "doubt": 2,
-    "default": 1,
-    "unrestricted": 0,
+    VerdictKind.PROTECTION: 5,
+    VerdictKind.RULE: 4,
+    VerdictKind.APPROVAL: 4,
+    VerdictKind.SESSION: 3,
+    VerdictKind.DOUBT: 2,
+    VerdictKind.DEFAULT: 1,
+    VerdictKind.UNRESTRICTED: 0,
 }
 
 

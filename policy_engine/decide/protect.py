@@ -19,6 +19,7 @@ import re
 from functools import lru_cache
 
 from .. import paths
+from ..model import TreeKind
 from ..paths import fold, inside
 from ..record import Record
 
@@ -26,10 +27,11 @@ TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from typing import Any, Final, Literal, TypeAlias
 
-    # The names a walk skips: file globs and directory globs (see excluding_tree).
+    # The names a walk skips: file globs and directory globs (Walk.skip_files, .skip_directories).
     Skips: TypeAlias = tuple[tuple[str, ...], tuple[str, ...]] | None
 
     from ..config.compiled import Protection
+    from ..model import Walk
 
 # Entries a search looks at before it gives up (the tree may hold a protected path: a doubt): in one
 # tree, and in all the trees of one tool call together (a glob can name hundreds of them).
@@ -147,7 +149,7 @@ class Search:
         wanted: tuple[Guard, ...],
         directory: str,
         hidden: bool,
-        names: str | None,
+        names: tuple[str, ...] | None,
         ignoring: bool = False,
         following: bool = False,
         skips: Skips = None,
@@ -166,7 +168,7 @@ class Search:
         wanted: tuple[Guard, ...],
         directory: str,
         hidden: bool,
-        names: str | None,
+        names: tuple[str, ...] | None,
         ignoring: bool,
         following: bool,
         skips: Skips,
@@ -206,7 +208,7 @@ class Search:
             self.left -= seen
         return {guard: guard not in missing for guard in wanted}
 
-    def holds_name(self, place: str, names: str) -> bool | None:
+    def holds_name(self, place: str, names: tuple[str, ...]) -> bool | None:
         """Whether ``place``, or an entry under it, has a name matching ``names`` (None: too many to
         tell)."""
         if named(os.path.basename(place), names):
@@ -227,29 +229,28 @@ class Search:
 
 
 def protections_hit(
-    placed: tuple[Guard, ...], path: str, sense: str, tree: str | None, search: Search
+    placed: tuple[Guard, ...], path: str, sense: str, tree: Walk | None, search: Search
 ) -> list[tuple[Protection, str]]:
     """The patterns that protect ``path`` (one spelling of it) against an access of ``sense``, each
     with how: ``PATH`` itself, or ``UNDER``/``UNSEARCHED`` for a directory that ``tree`` walks
-    (``all``, ``visible``, ``all:GLOB``: only the entries whose name matches GLOB, find's -name,
-    ``git``: ``all`` but, in a git work tree, what git ignores: ripgrep ``--hidden``, or ``follow``:
-    ``all`` and where the symbolic links inside lead: ``grep -R``)."""
+    (:class:`TreeKind`: ``git`` is ``all`` but, in a git work tree, not what git ignores; ``follow``
+    is ``all`` and where the symbolic links inside lead; ``into`` is searched as a read is; with
+    names, only the entries so named, find's -name)."""
     if tree is not None and not os.path.isdir(path):
         tree = None  # nothing is under a file, or under a directory that is not there
     skips: Skips = None
-    if tree is not None and "!" in tree:
-        tree, skips = _skips(tree)
+    hidden: bool | None = None
+    names: tuple[str, ...] | None = None
     ignoring = following = written = False
-    if tree == "git":  # ripgrep --hidden: everything, but what git ignores in a work tree
-        tree, ignoring = "all", _in_work_tree(path)
-    elif tree == "follow":  # everything, through the symbolic links inside too (grep -R, rg -L)
-        tree, following = "all", True
-    elif tree == "into":  # a copied tree's destination: what lands there may overwrite any file,
-        tree, written = "all", True  # so it is searched as a read is (.git/config, .env)
-    hidden = names = None
     if tree is not None:
-        kind, _, glob = tree.partition(":")
-        hidden, names = kind == "all", glob or None
+        if tree.skip_files or tree.skip_directories:
+            skips = (tree.skip_files, tree.skip_directories)
+        kind = tree.kind
+        ignoring = kind is TreeKind.GIT and _in_work_tree(path)  # ripgrep --hidden
+        following = kind is TreeKind.FOLLOW  # through the symbolic links inside too (grep -R, rg -L)
+        written = kind is TreeKind.INTO  # what lands there may overwrite any file (.git/config, .env)
+        hidden = kind is not TreeKind.VISIBLE
+        names = tree.names or None
     hows: dict[Guard, str | None] = {}  # how each guard protects the path (None: it does not)
     wanted = []  # the guards whose pattern must be looked for in the tree
     for guard in placed:
@@ -274,7 +275,7 @@ SEARCH: Final = "search"  # what _tree_holds says when only a search of the tree
 
 
 def _tree_holds(
-    guard: Guard, directory: str, hidden: bool, searched: bool, names: str | None, search: Search
+    guard: Guard, directory: str, hidden: bool, searched: bool, names: tuple[str, ...] | None, search: Search
 ) -> bool | Literal["search"] | None:
     """Whether walking ``directory`` touches a path ``guard`` protects (None: too large to tell;
     ``SEARCH``: a search of the tree must tell); unless ``searched``, only a protected place that
@@ -332,58 +333,14 @@ def _in_work_tree(directory: str) -> bool:
         directory = parent
 
 
-def named(name: str, names: str) -> bool:
-    """Whether ``name`` matches one of the comma-separated globs of a walk's ``all:GLOB,GLOB``."""
-    return any(fnmatch.fnmatchcase(name, glob) for glob in names.split(","))
-
-
-def names_tree(globs: list[str | None]) -> str:
-    """The walk of the files ``globs`` name (``all:*.py,*.md`` for ``src/**/*.py`` and ``*.md``):
-    every name (``all:*``) when one is computed (None) or is not a plain name glob (``**``, braces,
-    a comma): the walk still seeks what the globs name, the search just cannot tell which."""
-    names = [
-        variant for glob in globs for variant in _braces(glob.rstrip("/").rsplit("/", 1)[-1] if glob else "")
-    ]
-    # fnmatch reads classes and escapes unlike ripgrep ([^x], \x): only plain wildcards narrow
-    plain = all(name and name != "**" and not set("{},[]\\=").intersection(name) for name in names)
-    return f"all:{','.join(names)}" if plain else "all:*"
-
-
-def excluding_tree(tree: str, skipped: list[tuple[str | None, str]]) -> str:
-    """``tree`` with the names a walk skips (``all!.env*`` for grep -r --exclude='.env*'): ``!GLOB``
-    for files, ``!/GLOB`` for directories (and what they hold), from (glob, ``files``,
-    ``directories`` or ``both``) pairs. A computed glob (None) or one that fnmatch reads unlike the
-    tools (classes, braces, escapes) is dropped: the walk then reads what it would have skipped."""
-    for glob, what in skipped:
-        if not glob or "/" in glob or set("{},[]\\!").intersection(glob):
-            continue
-        if what in ("files", "both"):
-            tree += f"!{glob}"
-        if what in ("directories", "both"):
-            tree += f"!/{glob}"
-    return tree
-
-
-def _skips(tree: str) -> tuple[str, tuple[tuple[str, ...], tuple[str, ...]]]:
-    """(the walk, (file globs, directory globs) it skips) of an ``excluding_tree`` spelling."""
-    walk, *parts = tree.split("!")
-    files = tuple(p for p in parts if p and not p.startswith("/"))
-    directories = tuple(p[1:] for p in parts if p.startswith("/") and len(p) > 1)
-    return walk, (files, directories)
+def named(name: str, names: tuple[str, ...]) -> bool:
+    """Whether ``name`` matches one of the globs a walk is narrowed to (:attr:`Walk.names`)."""
+    return any(fnmatch.fnmatchcase(name, glob) for glob in names)
 
 
 def _skipped(name: str, directory: bool, skips: tuple[tuple[str, ...], tuple[str, ...]]) -> bool:
     globs = skips[1] if directory else skips[0]
     return any(fnmatch.fnmatchcase(name, glob) for glob in globs)
-
-
-def _braces(glob: str) -> list[str]:
-    """``*.{ts,tsx}`` -> ``*.ts``, ``*.tsx`` (one level; a nested brace is left for the caller)."""
-    start = glob.find("{")
-    end = glob.find("}", start)
-    if start < 0 or end < 0:
-        return [glob]
-    return [glob[:start] + choice + glob[end + 1 :] for choice in glob[start + 1 : end].split(",")]
 
 
 def _hidden_below(path: str, directory: str) -> bool:

@@ -19,7 +19,7 @@ import re
 import stat
 from time import monotonic
 
-from ..model import Sense
+from ..model import WHOLE_TREE, Sense
 from ..paths import inside
 from ..record import Record
 
@@ -98,7 +98,7 @@ def inspect(atom: Atom, where: str, reader: Reader | None = None) -> Consequence
             break
         # A glob's directory stands for what the glob may match (`rm -rf *` also deletes the
         # directory's entries, which the analysis names): what it holds is not what goes.
-        whole = access.tree == "all" and not any(
+        whole = access.tree == WHOLE_TREE and not any(
             a.path != access.path and inside(a.path, access.path) for a in atom.accesses
         )
         found = look(access._replace(tree=access.tree if whole else None), deadline)
@@ -128,7 +128,7 @@ def look(access: Access, deadline: float) -> Found | None:
         return Found(FILE, info.st_size)
     if stat.S_ISDIR(mode):
         # Only a delete of the whole tree removes everything under it (find -delete, git clean do not).
-        if access.sense is Sense.DELETE and access.tree == "all":
+        if access.sense is Sense.DELETE and access.tree == WHOLE_TREE:
             return count(access.path, deadline)
         return Found(DIRECTORY)
     if stat.S_ISLNK(mode):

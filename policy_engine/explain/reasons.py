@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from ..agents.toolnames import BASH, PATCH, input_paths
 from ..decide.selfprotect import ORIGIN as SELF_ORIGIN
-from ..model import Action, Sense
+from ..model import Action, Sense, VerdictKind
 from .secrets import mask
 
 TYPE_CHECKING = False  # not typing's: see record.py
@@ -45,22 +45,22 @@ def subject(call: ToolCall) -> str:
 
 def why(verdict: Verdict) -> str:
     """The setting behind a verdict, with its file and line."""
-    if verdict.kind == "rule" and verdict.rule is not None:
+    if verdict.kind is VerdictKind.RULE and verdict.rule is not None:
         rule = verdict.rule
         preset = f" (from {rule.preset})" if rule.preset else ""
         text = f'rule {rule.label()}{preset} of policy "{verdict.policy}" ({rule.origin})'
-    elif verdict.kind == "approval" and verdict.rule is not None:
+    elif verdict.kind is VerdictKind.APPROVAL and verdict.rule is not None:
         text = f'approval {verdict.rule.label()} for policy "{verdict.policy}" ({verdict.rule.origin})'
-    elif verdict.kind == "session":
+    elif verdict.kind is VerdictKind.SESSION:
         text = f"allowed for this session ({verdict.detail})"
-    elif verdict.kind == "default":
+    elif verdict.kind is VerdictKind.DEFAULT:
         text = (
             f'no rule of policy "{verdict.policy}" matches; its defaultAction is {verdict.action} '
             f"({verdict.origin})"
         )
         if verdict.atom.unproven and not verdict.atom.doubts:  # why no readOnly rule covered it
             text = f"not proven to only read ({verdict.atom.unproven[0]}): {text}"
-    elif verdict.kind == "protection" and verdict.origin == SELF_ORIGIN:
+    elif verdict.kind is VerdictKind.PROTECTION and verdict.origin == SELF_ORIGIN:
         where = (
             f'{_walk(verdict)}everything under "{verdict.target}", which holds'
             if verdict.walked
@@ -71,17 +71,17 @@ def why(verdict: Verdict) -> str:
             f'("{verdict.detail}"): self-protection keeps an agent from changing what judges it; a person '
             "can change it outside the agent"
         )
-    elif verdict.kind == "protection" and verdict.walked:
+    elif verdict.kind is VerdictKind.PROTECTION and verdict.walked:
         text = (
             f'{_walk(verdict)}everything under "{verdict.target}", which holds paths protected by '
             f'pathProtection "{verdict.detail}" ({verdict.origin})'
         )
         if verdict.sense in (Sense.READ, Sense.EXEC, None):
             text += _narrower(verdict.detail)
-    elif verdict.kind == "protection":
+    elif verdict.kind is VerdictKind.PROTECTION:
         protected = "is protected by" if verdict.action >= Action.ASK else "matches"
         text = f'path "{verdict.target}" {protected} pathProtection "{verdict.detail}" ({verdict.origin})'
-    elif verdict.kind == "doubt":
+    elif verdict.kind is VerdictKind.DOUBT:
         text = f"{verdict.detail}; what cannot be proven safe gets {verdict.action}"
     else:
         text = f"no policy covers {verdict.target}"
@@ -317,8 +317,8 @@ def _named_stake(decisive: Verdict, consequence: Consequence) -> str:
 def _about_the_path(verdict: Verdict) -> bool:
     """Whether a deny is about the path rather than the command: a protected path, a file tool's
     policy, or a bash read or write judged by the policy's explicit read/write rules."""
-    if verdict.kind == "protection":
+    if verdict.kind is VerdictKind.PROTECTION:
         return True
-    if verdict.kind in ("rule", "default") and verdict.atom.command is None:
+    if verdict.kind in (VerdictKind.RULE, VerdictKind.DEFAULT) and verdict.atom.command is None:
         return bool(verdict.atom.accesses)
-    return verdict.kind == "rule" and verdict.detail is not None
+    return verdict.kind is VerdictKind.RULE and verdict.detail is not None

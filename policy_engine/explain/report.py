@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..config.ruleorder import specificity
+from ..model import TreeKind, VerdictKind
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def _access_json(access: Access) -> dict[str, str]:
     if access.via is not None:
         data["via"] = access.via
     if access.tree is not None:
-        data["tree"] = access.tree
+        data["tree"] = str(access.tree)  # the walk's data spelling (model.parse_walk)
     return data
 
 
@@ -141,13 +142,13 @@ def explain(decision: Decision) -> str:
         for access in atom.accesses:
             via = f"  ({access.via})" if access.via else ""
             if access.tree:
-                kind, _, names = access.tree.partition(":")
+                names = ",".join(access.tree.names)
                 what = f"files named {names} under it" if names else "the whole tree"
                 skipped = {
-                    "visible": ", hidden files skipped",
-                    "git": ", what git ignores skipped",
+                    TreeKind.VISIBLE: ", hidden files skipped",
+                    TreeKind.GIT: ", what git ignores skipped",
                 }
-                via += f"  ({what}{skipped.get(kind, '')})"
+                via += f"  ({what}{skipped.get(access.tree.kind, '')})"
             lines.append(f"  {access.sense.value:<7} {access.path}{via}")
         for doubt in atom.doubts:
             lines.append(f"  doubt   {doubt}")
@@ -183,16 +184,16 @@ def _sandbox_lines(confinement: Confinement) -> list[str]:
 
 def _verdict_line(verdict: Verdict) -> str:
     layer = f"[{verdict.layer}] "
-    if verdict.kind == "protection":
+    if verdict.kind is VerdictKind.PROTECTION:
         under = " (something under it)" if verdict.walked else ""
         return f'{layer}{verdict.target}{under}: pathProtection "{verdict.detail}" at {verdict.origin}'
-    if verdict.kind == "doubt":
+    if verdict.kind is VerdictKind.DOUBT:
         return f"{layer}doubt: {verdict.detail}"
-    if verdict.kind == "unrestricted":
+    if verdict.kind is VerdictKind.UNRESTRICTED:
         return f"{layer}{verdict.target}: no policy covers it"
     where = f"policy {verdict.policy!r} (location {verdict.location})"
     what = verdict.rule.label() if verdict.rule is not None else "defaultAction"
-    if verdict.kind in ("approval", "session"):
+    if verdict.kind in (VerdictKind.APPROVAL, VerdictKind.SESSION):
         what = f"{verdict.kind} {what}"
     via = f" ({verdict.detail})" if verdict.detail else ""
     return f"{layer}{verdict.target}: {where}: {what} at {verdict.origin}{via}"

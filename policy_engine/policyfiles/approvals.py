@@ -29,7 +29,7 @@ from ..config.trust import digest, read_store, recorded_digest, trust
 from ..errors import ApprovalError
 from ..fileio import atomic_write
 from ..globs import literal_prefix
-from ..model import Action
+from ..model import Action, VerdictKind
 from ..record import Record
 
 if TYPE_CHECKING:
@@ -177,7 +177,7 @@ def overridden_denies(decision: Decision, rule: Mapping[str, Any]) -> list[Verdi
     return [
         verdict
         for verdict in decision.verdicts
-        if verdict.kind == "rule"
+        if verdict.kind is VerdictKind.RULE
         and verdict.rule is not None
         and verdict.action is Action.DENY
         and verdict.policy == rule.get("policy")
@@ -200,7 +200,7 @@ def why_not(decision: Decision) -> str:
     decisive = decision.decisive
     hint = ""
     if decisive is not None:
-        if decisive.kind == "protection":
+        if decisive.kind is VerdictKind.PROTECTION:
             hint = "a protected path stays protected whatever is approved"
         elif decisive.layer == "managed":
             hint = "the managed policy (your administrator's) decides this"
@@ -208,9 +208,9 @@ def why_not(decision: Decision) -> str:
             hint = (
                 "the untrusted project file restricts it: review it and run `policy trust` if it may loosen"
             )
-        elif decisive.kind == "doubt":
+        elif decisive.kind is VerdictKind.DOUBT:
             hint = "an approval lifts what the analysis cannot prove only with --allow-unanalyzed"
-        elif decisive.kind == "rule" and decisive.action is Action.DENY:
+        elif decisive.kind is VerdictKind.RULE and decisive.action is Action.DENY:
             hint = "a more specific deny rule wins over the approval"
     return decision.reason + (f" ({hint})" if hint else "")
 
@@ -338,7 +338,7 @@ def approve(
         before = judge()
         # A call allowed only in a sandbox is approved to run unconfined (an approval has no sandbox).
         if concrete and before.action < Action.ASK and before.sandbox is None:
-            if before.decisive is not None and before.decisive.kind == "approval":
+            if before.decisive is not None and before.decisive.kind is VerdictKind.APPROVAL:
                 return False, before, moved
             raise ApprovalError(f"nothing to approve, it runs already: {before.reason}")
         denies = overridden_denies(before, rule)

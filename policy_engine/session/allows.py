@@ -43,7 +43,7 @@ def atom_key(atom: Atom, cwd: str) -> str:
     working directory when it touches none (``npm publish`` here is not ``npm publish`` there), and
     what the analysis doubted (``NODE_OPTIONS=--require=x npm test`` is not ``npm test``: the
     command text leaves the assignment out, its doubt does not)."""
-    touched = sorted({(access.path, access.sense.value, access.tree or "") for access in atom.accesses})
+    touched = sorted({(access.path, access.sense.value, str(access.tree or "")) for access in atom.accesses})
     where: object = touched if touched else cwd
     key = [atom.tool, atom.command, where, sorted(atom.doubts)]
     return json.dumps(key, ensure_ascii=False, separators=(",", ":"))

@@ -14,7 +14,7 @@ layer's denies are never counted nor escalated: no breaker hands them to a perso
 
 from __future__ import annotations
 
-from ..model import Action
+from ..model import Action, VerdictKind
 from ..record import Record
 
 TYPE_CHECKING = False  # not typing's: see record.py
@@ -89,4 +89,4 @@ def unstored(decisive: Verdict, action: Action, layer: Layer) -> Tripped | None:
 
 def _counted(verdict: Verdict) -> bool:
     """Denies a breaker may escalate: not a protected path, not the administrator's."""
-    return verdict.kind != "protection" and verdict.layer != "managed"
+    return verdict.kind is not VerdictKind.PROTECTION and verdict.layer != "managed"

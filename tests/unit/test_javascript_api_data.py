@@ -43,7 +43,9 @@ def call_of(key: str, arguments: str = "") -> str:
 
 
 def effects(program: Program) -> set[tuple[str, Sense, str | None]]:
-    return {(effect.path, effect.sense, effect.tree) for effect in program.effects}
+    return {
+        (effect.path, effect.sense, str(effect.tree) if effect.tree else None) for effect in program.effects
+    }
 
 
 # -- the data and its schema --------------------------------------------------------------------------

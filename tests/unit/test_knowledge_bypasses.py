@@ -226,7 +226,11 @@ def analyzer(tmp_path_factory: pytest.TempPathFactory) -> Analyzer:
 
 
 def accesses(analyzer: Analyzer, line: str) -> set[tuple[str, str, str | None]]:
-    return {(a.path, a.sense.value, a.tree) for atom in analyzer.atoms(line, "/p") for a in atom.accesses}
+    return {
+        (a.path, a.sense.value, str(a.tree) if a.tree else None)
+        for atom in analyzer.atoms(line, "/p")
+        for a in atom.accesses
+    }
 
 
 def doubts(analyzer: Analyzer, line: str) -> list[str]:

@@ -128,7 +128,9 @@ def test_every_file_call_reports_its_paths_with_their_senses(name: str, specs: l
     arguments += [f"{spec['keyword']}='/d/{spec['keyword']}'" for spec in specs if spec["position"] is None]
     result = program(f"{importing(name)}{name}({', '.join(arguments)})")
     found = {
-        (effect.path, str(effect.sense), effect.tree) for effect in result.effects if effect.evidence == name
+        (effect.path, str(effect.sense), str(effect.tree) if effect.tree else None)
+        for effect in result.effects
+        if effect.evidence == name
     }
     for index, spec in enumerate(specs):
         where = spec["position"] if spec["position"] is not None else spec["keyword"]

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from functools import cached_property
 
-from ...model import Sense
+from ...model import Sense, Walk
 from ...record import Record
 
 
@@ -36,15 +36,15 @@ class Setting(Record):
 
 class Effect(Record):
     """A path the program touches: absolute and collapsed, how, on which line of the source (1-based)
-    and through which call (``open(mode 'w')``, ``shutil.rmtree``). ``tree`` is ``"all"`` when a
-    directory at ``path`` is touched whole, everything under it with ``sense`` (``shutil.rmtree``,
+    and through which call (``open(mode 'w')``, ``shutil.rmtree``). ``tree`` is ``WHOLE_TREE`` when
+    a directory at ``path`` is touched whole, everything under it with ``sense`` (``shutil.rmtree``,
     ``fs.rmSync``, a rename, a recursive copy), as ``Access.tree`` says for ``rm -r``."""
 
     path: str
     sense: Sense
     line: int
     evidence: str
-    tree: str | None = None
+    tree: Walk | None = None
 
 
 class Execution(Record):

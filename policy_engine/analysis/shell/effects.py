@@ -13,8 +13,17 @@ import re
 
 from ... import paths
 from ...config.compiled import InterpreterSettings
-from ...decide.protect import excluding_tree, names_tree
-from ...model import Access, Sense
+from ...model import (
+    EVERY_NAME,
+    WHOLE_TREE,
+    Access,
+    Sense,
+    TreeKind,
+    Walk,
+    as_walk,
+    walk_excluding,
+    walk_naming,
+)
 from ...paths import PROCESS_CWD, absolute, collapse, fold, glob_root, mentioned_paths, opaque, pseudo_file
 from ...record import Record
 from .arguments import Argument, parse_arguments, spec_of
@@ -139,19 +148,22 @@ class _Collector:
         self.mentions: list[str] = []
         self.interactive: list[str] = []
 
-    def path(self, word: Word, sense: str, directory: str | None, tree: str | None = None) -> None:
+    def path(self, word: Word, sense: str, directory: str | None, tree: Walk | str | None = None) -> None:
+        """``word``'s accesses, each a walk of ``tree`` (a Walk, or spelt as the knowledge does) if
+        given."""
         accesses, doubt = locate(word, SENSES[sense], directory)
-        if tree and word.walk is not None and tree != "follow":  # listed paths walked in turn
-            tree = "all"
-        self.accesses += [access._replace(tree=tree) for access in accesses] if tree else accesses
+        walk = as_walk(tree)
+        if walk is not None and word.walk is not None and walk.kind is not TreeKind.FOLLOW:
+            walk = WHOLE_TREE  # listed paths walked in turn
+        self.accesses += [access._replace(tree=walk) for access in accesses] if walk else accesses
         if doubt is not None:
             self.doubts.append(doubt)
 
-    def directory(self, directory: str | None, sense: str, tree: str | None = None) -> None:
+    def directory(self, directory: str | None, sense: str, tree: Walk | str | None = None) -> None:
         if directory is None:
             self.doubts.append("the working directory is unknown after a cd")
         else:
-            self.accesses.append(Access(directory, SENSES[sense], tree=tree))
+            self.accesses.append(Access(directory, SENSES[sense], tree=as_walk(tree)))
 
     def code(self, word: Word | str, cwd: str | None, what: str) -> None:
         if isinstance(word, str):
@@ -184,7 +196,7 @@ class _Collector:
         program = inline.analyze(language, text, setting, settings.max_source_bytes)
         for effect in program.effects:
             via = f"{name} line {effect.line}: {effect.evidence}"
-            self.accesses.append(Access(effect.path, effect.sense, via, effect.tree))
+            self.accesses.append(Access(effect.path, effect.sense, via, as_walk(effect.tree)))
         for contact in program.contacts:
             if cwd is None:
                 self.doubts.append("the working directory is unknown after a cd")
@@ -228,9 +240,9 @@ def _merged(entry: dict[str, Any], parsed: list[Argument]) -> dict[str, Any]:
     named = [a for a in parsed if a.spec.get("names")]
     included = [a.value for a in named if a.value is not None and not a.value.text.startswith("!")]
     if any((a.spec.get("set") or {}).get("tree") == "all" for a in named):
-        entry = {**entry, "tree": "all:*"}  # globs matched without case (rg --iglob): every name
+        entry = {**entry, "tree": EVERY_NAME}  # globs matched without case (rg --iglob): every name
     elif included:  # only the files so named are read, hidden or not
-        entry = {**entry, "tree": names_tree([g.text if g.static else None for g in included])}
+        entry = {**entry, "tree": walk_naming([g.text if g.static else None for g in included])}
     skipped = [
         (a.value, a.spec.get("excludes") or "both")
         for a in parsed
@@ -240,8 +252,9 @@ def _merged(entry: dict[str, Any], parsed: list[Argument]) -> dict[str, Any]:
     if skipped and entry.get("tree"):  # what the walk skips is not read (grep --exclude='.env*')
         entry = {
             **entry,
-            "tree": excluding_tree(
-                entry["tree"], [(w.text.removeprefix("!") if w.static else None, what) for w, what in skipped]
+            "tree": walk_excluding(
+                as_walk(entry["tree"]) or WHOLE_TREE,
+                [(w.text.removeprefix("!") if w.static else None, what) for w, what in skipped],
             ),
         }
     return entry
@@ -699,9 +712,9 @@ def _destination(
         else:
             landing.add("")
     if "" in landing or not existing:
-        collect.path(destination, sense, directory, "into")
+        collect.path(destination, sense, directory, Walk(TreeKind.INTO))
     for place in sorted(p for p in landing if p):
-        collect.accesses.append(Access(place, SENSES[sense], tree="into"))
+        collect.accesses.append(Access(place, SENSES[sense], tree=Walk(TreeKind.INTO)))
 
 
 def _may_be_directory(word: Word, directory: str | None) -> bool:
@@ -1107,8 +1120,14 @@ def _find(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str
         change = spec.get("set") or {}
         if change.get("effect"):
             # -delete after tests deletes some files under a root: those a -name names, if it has one
-            tree = change.get("tree") if not narrowed else (f"all:{names}" if names else None)
-            tree = "follow" if follows and tree == "all" else tree
+            tree = (
+                as_walk(change.get("tree"))
+                if not narrowed
+                else Walk(TreeKind.ALL, (names,))
+                if names
+                else None
+            )
+            tree = Walk(TreeKind.FOLLOW) if follows and tree == WHOLE_TREE else tree
             for root in roots:
                 collect.path(root, change["effect"], cwd, tree)
         takes = spec.get("takes")
@@ -1118,7 +1137,9 @@ def _find(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str
             index = end + 1
             for root in roots:
                 if any("{}" in w.text for w in inner):  # it is handed every file found (and reads it)
-                    collect.path(root, "read", cwd, f"all:{names}" if narrowed and names else "all")
+                    collect.path(
+                        root, "read", cwd, Walk(TreeKind.ALL, (names,)) if narrowed and names else WHOLE_TREE
+                    )
                 found = root.text.rstrip("/") + "/{}" if narrowed else root.text  # a file under it, or all
                 replaced = tuple(
                     Word(w.text.replace("{}", found), w.static and root.static, w.glob, w.raw)

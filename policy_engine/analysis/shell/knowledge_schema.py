@@ -33,7 +33,8 @@ Takes = Literal[
     "assigns",
     "list",
 ]
-# all:* walks every file in search of names it was given but the analysis cannot read (rg --type-add).
+# How a command walks a directory it is given, as a Walk is spelt in data (model.parse_walk); all:*
+# walks every file in search of names it was given but the analysis cannot read (rg --type-add).
 Tree = Literal["all", "all:*", "visible", "follow"]
 # A shell variable's name: bash evaluates an array subscript in it as arithmetic, running its command
 # substitutions (test -v 'a[$(cmd)]' runs cmd); a command that sets a dangerous variable (read PATH)

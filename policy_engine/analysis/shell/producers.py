@@ -8,7 +8,8 @@ known here:
   as git would find it), ``realpath P``, ``readlink -f P``, ``dirname P``;
 - a **listing**: paths under a root that a walk of the tree reaches (``find ROOT -name GLOB``,
   ``git ls-files PATHSPEC``, ``rg --files``, ``grep -rl``), given as (root, walk) where the walk
-  is an ``Access.tree`` spelling (``all:*.py``): a command that reads them reads files of that tree.
+  (a :class:`~policy_engine.model.Walk`) says which entries of the tree under the root are listed:
+  a command that reads them reads files of that tree.
 
 A listing is only trusted where its words cannot turn into something else on the way: bash splits
 an unquoted ``$(...)`` at spaces and expands globs in it, and xargs splits at blanks and reads
@@ -26,6 +27,7 @@ import posixpath
 import re
 from collections.abc import Mapping
 
+from ...model import WHOLE_TREE, TreeKind, Walk
 from .contents import dot_git
 
 # Entries a check of a tree's names looks at before it gives up (then nothing is proven).
@@ -77,7 +79,7 @@ def _sets_work_tree(config: str) -> bool:
 
 def listing(
     words: list[str], cwd: str | None, globs: frozenset[int] = frozenset()
-) -> list[tuple[str, str]] | None:
+) -> list[tuple[str, Walk]] | None:
     """The (root, walk) pairs of the paths ``words`` print, or None when they are not only paths
     under known roots. Roots are as spelt (relative to ``cwd``). ``globs`` are the positions of the
     words bash expands as globs: only ``ls`` is followed through them (it prints what they match)."""
@@ -96,7 +98,7 @@ def listing(
     if found is None:
         return None
     roots, walk, bare = found
-    skip_git = (walk != "all" and not walk.startswith("all:")) or words[0] == "git"
+    skip_git = walk.kind is not TreeKind.ALL or words[0] == "git"
     for root in roots:
         if not _clean(os.path.join(cwd, root), bare and root in (".", ""), skip_git):
             return None
@@ -118,7 +120,7 @@ _FIND_FLAGS = frozenset(
 )
 
 
-def _find(args: list[str]) -> tuple[list[str], str, bool] | None:
+def _find(args: list[str]) -> tuple[list[str], Walk, bool] | None:
     roots = []
     while args and not args[0].startswith(("-", "(", "!")):
         roots.append(args.pop(0))
@@ -139,11 +141,13 @@ def _find(args: list[str]) -> tuple[list[str], str, bool] | None:
             return None
     if not _plain_roots(roots):
         return None
-    walk = "all" if folded or len(names) != 1 or not _plain(names[0]) else f"all:{names[0]}"
+    walk = (
+        WHOLE_TREE if folded or len(names) != 1 or not _plain(names[0]) else Walk(TreeKind.ALL, (names[0],))
+    )
     return roots or ["."], walk, not roots  # GNU find prints ./x for no root: never a dash
 
 
-def _git(args: list[str]) -> tuple[list[str], str, bool] | None:
+def _git(args: list[str]) -> tuple[list[str], Walk, bool] | None:
     if args[:1] == ["diff"]:
         return _git_diff(args[1:])
     if not args or args[0] != "ls-files":
@@ -165,13 +169,13 @@ def _git(args: list[str]) -> tuple[list[str], str, bool] | None:
             specs.append(word)
     names = [spec.rsplit("/", 1)[-1] for spec in specs]
     if names and all(_plain(name) for name in names):
-        walk = "all:" + ",".join(names)
+        walk = Walk(TreeKind.ALL, tuple(names))
     else:  # what git ignores is never listed, unless -o lists every untracked file
-        walk = "all" if others and not standard else "git"
+        walk = WHOLE_TREE if others and not standard else Walk(TreeKind.GIT)
     return ["."], walk, True  # printed relative to the working directory: a name may start with -
 
 
-def _git_diff(args: list[str]) -> tuple[list[str], str, bool] | None:
+def _git_diff(args: list[str]) -> tuple[list[str], Walk, bool] | None:
     """``git diff --name-only [--cached] [REV...]``: changed files, which git prints relative to
     the top of the work tree; that is the working directory here or nothing is known (the
     caller's root check finds no .git elsewhere)."""
@@ -180,12 +184,13 @@ def _git_diff(args: list[str]) -> tuple[list[str], str, bool] | None:
     for word in args:
         if word.startswith("-") and word not in ("--name-only", "--cached", "--staged", "-M", "-C"):
             return None
-    return ["."], "git", True
+    return ["."], Walk(TreeKind.GIT), True
 
 
 # fd: options that change only which paths it prints (and -H/-I/-u, which paths it may print).
-_FD_FLAGS: dict[str, str | None] = {
-    "-H": "all", "--hidden": "all", "-u": "all", "--unrestricted": "all", "-I": None, "--no-ignore": None,
+_FD_FLAGS: dict[str, Walk | None] = {
+    "-H": WHOLE_TREE, "--hidden": WHOLE_TREE, "-u": WHOLE_TREE, "--unrestricted": WHOLE_TREE,
+    "-I": None, "--no-ignore": None,
     "-i": None, "-s": None, "-F": None, "-a": None, "--absolute-path": None, "-0": None, "--print0": None,
     "-g": None, "--glob": None, "-p": None, "--full-path": None,
 }  # fmt: skip
@@ -194,8 +199,8 @@ _FD_VALUES = frozenset(
 )
 
 
-def _fd(args: list[str]) -> tuple[list[str], str, bool] | None:
-    walk = "visible"  # fd skips hidden and ignored files unless told
+def _fd(args: list[str]) -> tuple[list[str], Walk, bool] | None:
+    walk = Walk(TreeKind.VISIBLE)  # fd skips hidden and ignored files unless told
     rest = []
     index = 0
     while index < len(args):
@@ -216,7 +221,7 @@ def _fd(args: list[str]) -> tuple[list[str], str, bool] | None:
     return roots or ["."], walk, not roots
 
 
-def _rg(args: list[str]) -> tuple[list[str], str, bool] | None:
+def _rg(args: list[str]) -> tuple[list[str], Walk, bool] | None:
     listing = False
     rest = []
     for word in args:
@@ -233,10 +238,10 @@ def _rg(args: list[str]) -> tuple[list[str], str, bool] | None:
     roots = rest if "--files" in args else rest[1:]
     if not _plain_roots(roots):
         return None
-    return roots or ["."], "visible", not roots
+    return roots or ["."], Walk(TreeKind.VISIBLE), not roots
 
 
-def _grep(args: list[str]) -> tuple[list[str], str, bool] | None:
+def _grep(args: list[str]) -> tuple[list[str], Walk, bool] | None:
     flags = "".join(word[1:] for word in args if word.startswith("-") and not word.startswith("--"))
     if (
         any(word.startswith("--") for word in args)
@@ -248,13 +253,13 @@ def _grep(args: list[str]) -> tuple[list[str], str, bool] | None:
     roots = rest[1:]
     if not rest or not _plain_roots(roots):
         return None
-    return roots or ["."], "all", not roots
+    return roots or ["."], WHOLE_TREE, not roots
 
 
 MAX_LISTED = 64  # ls operands (after glob expansion) followed one by one
 
 
-def _ls(args: list[str], cwd: str, globs: set[int]) -> list[tuple[str, str]] | None:
+def _ls(args: list[str], cwd: str, globs: set[int]) -> list[tuple[str, Walk]] | None:
     """``ls [-1] [-d] FILE...``: the names of files it is given, as given (a glob's matches). A
     directory operand lists its entries without the directory in front: not followed."""
     import glob
@@ -275,7 +280,7 @@ def _ls(args: list[str], cwd: str, globs: set[int]) -> list[tuple[str, str]] | N
             return None
         if not directories and os.path.isdir(os.path.join(cwd, path)):
             return None
-    return [(path, "all") for path in found]
+    return [(path, WHOLE_TREE) for path in found]
 
 
 _LISTERS = {"find": _find, "git": _git, "rg": _rg, "grep": _grep, "fd": _fd, "fdfind": _fd}

@@ -20,6 +20,8 @@ TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:  # the literal fast path builds words without tree-sitter
     from tree_sitter import Node
 
+    from ...model import Walk
+
 MAX_BRACE_WORDS = 128
 GLOB_CHARACTERS = frozenset("*?[")
 
@@ -39,7 +41,7 @@ class Word(Record):
     static: bool = True
     glob: bool = False
     raw: str = ""
-    walk: str | None = None
+    walk: Walk | None = None
 
 
 class Variables(Record):
@@ -216,7 +218,7 @@ def _value(
     return found
 
 
-def listed_words(found: list[tuple[str, str]], raw: str) -> list[Word]:
+def listed_words(found: list[tuple[str, Walk]], raw: str) -> list[Word]:
     """The words of the (root, walk) pairs a producer lists (producers.listing), spelt ``raw``."""
     return [Word(root, False, False, raw, walk) for root, walk in found]
 

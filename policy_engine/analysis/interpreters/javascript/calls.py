@@ -19,7 +19,7 @@ import posixpath
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeAlias
 
-from ....model import Sense
+from ....model import WHOLE_TREE, Sense
 from ....paths import collapse
 from ..findings import Execution, file_url_path
 from .api import Operations, inert, key, tables
@@ -109,7 +109,7 @@ class Files(OptionObjects):
         walks = key(api) in tables().trees
         for index, argument in enumerate(args):
             if index in senses:
-                tree = "all" if walks and index == 0 else None
+                tree = WHOLE_TREE if walks and index == 0 else None
                 self._touch_value(self.visit(argument), senses[index], node, api.name, tree)
             else:
                 self.value(argument)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ....model import Sense
+from ....model import Sense, Walk
 from ....paths import collapse, pseudo_file
 from ....record import Record
 from ..findings import Contact, Effect, Execution, Mentions, Program, Setting, file_url_path
@@ -259,7 +259,7 @@ class Walker(Mentions):
     # -- files ----------------------------------------------------------------------------------
 
     def _touch_value(
-        self, value: Value, sense: Sense, node: Node, evidence: str, tree: str | None = None
+        self, value: Value, sense: Sense, node: Node, evidence: str, tree: Walk | None = None
     ) -> None:
         """The file a path argument names: a known string, a ``Bun.file`` or ``file:`` URL, a
         descriptor (nothing new is opened), or a doubt when a computed path is changed (or read by a
@@ -281,7 +281,7 @@ class Walker(Mentions):
         elif self.reads_input:
             self._doubt(node, f"cannot tell which file {evidence} reads (its name may come from the input)")
 
-    def _touch(self, path: str, sense: Sense, node: Node, evidence: str, tree: str | None = None) -> None:
+    def _touch(self, path: str, sense: Sense, node: Node, evidence: str, tree: Walk | None = None) -> None:
         """``path`` touched (a ``file:`` URL string: the file it names, as Bun and Deno read it)."""
         if path[:5].lower() == "file:":
             path = file_url_path(path, whatwg=True) or path

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ....model import Sense
+from ....model import WHOLE_TREE, Sense, Walk
 from ..findings import Effect, Execution, file_url_path
 from .api import ArgSpec
 from .core import Core
@@ -47,11 +47,11 @@ class Effects(Core):
                 if default is None:
                     continue
                 value = Const(default)
-            tree = "all" if index == 0 and evidence in self.api.walked else None
+            tree = WHOLE_TREE if index == 0 and evidence in self.api.walked else None
             self._touch(value, sense, call.line, evidence, state, tree)
 
     def _touch(
-        self, value: Value, sense: Sense, line: int, evidence: str, state: State, tree: str | None = None
+        self, value: Value, sense: Sense, line: int, evidence: str, state: State, tree: Walk | None = None
     ) -> None:
         """Report that ``value`` (a path, or a list of them) is accessed, or doubt it when it is not
         known: unless only read, or read by a program that reads its input (which may name it)."""
@@ -110,7 +110,7 @@ class Effects(Core):
         specs = self.api.path_methods.get(name)
         if specs is None:
             return path_transform(path, name, call, self.setting.home, state.cwd, self.api.path_transforms)
-        tree = "all" if name in self.api.path_walked else None
+        tree = WHOLE_TREE if name in self.api.path_walked else None
         for sense, index in specs:
             if index < 0:
                 self._touch_path(path, sense, call, name, "", state, tree)
@@ -137,7 +137,7 @@ class Effects(Core):
         name: str,
         spelling: str,
         state: State,
-        tree: str | None = None,
+        tree: Walk | None = None,
     ) -> None:
         if path.text is None:
             if sense is not R:

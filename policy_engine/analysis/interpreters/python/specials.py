@@ -8,7 +8,7 @@ import os.path
 import re
 from collections.abc import Callable
 
-from ....model import Sense
+from ....model import WHOLE_TREE, Sense
 from ..findings import file_url_path
 from .effects import Effects
 from .paths import CWD, TEMP, absolute, expand_user, join, pure, static_part
@@ -221,7 +221,7 @@ class Specials(Effects):
             call.line,
             call.name,
             state,
-            "all",  # everything under it goes into the archive
+            WHOLE_TREE,  # everything under it goes into the archive
         )
         return None
 
