@@ -5,8 +5,26 @@ A case says ``"expect": ACTION`` (exactly) or ``"atLeast": ACTION`` (that or str
 must be judged at least as strictly as its plain form). ``"files"`` are created under a temporary
 directory first, for cases that depend on what exists (globs, symlinks), and ``"contents"`` files
 with text (a document, a configuration, a ``.git`` file); ``{tmp}`` in a command or
-cwd stands for that directory. ``"decidedBy"`` is text the decision's reason must hold: what refused
-it, for a case that matters for why. ``"xfail"`` marks a known gap, with its reason.
+cwd stands for that directory. ``"xfail"`` marks a known gap, with its reason.
+
+Why a case is refused matters as much as that it is: ``rm -rf ~`` asked only because of an unrelated
+doubt passes ``"atLeast": "ask"`` while the rule that should deny it has stopped working. A case
+pins what decides it with ``"by"``, checked against the decisive verdict (``Decision.decisive``):
+
+- ``{"kind": "rule", "rule": PATTERN}``: a rule whose pattern, as its policy writes it, is PATTERN
+  (``"curl *"``; a preset's rule by the pattern it expands to, ``"cat *"``); a rule without a
+  pattern, one for a tool, by its label (``"deny write"``). ``"approval"`` names an approval so;
+- ``{"kind": "protection", "protection": PATTERN}``: the pathProtection pattern as written
+  (``"~/.ssh/"``, ``".env*"``);
+- ``{"kind": "doubt", "doubt": TEXT}``: a doubt, what the analysis could not prove, whose text holds
+  TEXT (a distinctive part of it: ``"a shell reads commands from a pipe"``);
+- ``{"kind": KIND}`` alone, for any kind (``default``: no rule matched, the policy's defaultAction;
+  ``unrestricted``, ``session``), or where what decides depends on the machine: ``rm -rf /`` walks
+  into whichever protected paths this machine has under / (``/proc/*/environ``, the engine's own
+  files), and self-protection's patterns are this machine's paths.
+
+``{tmp}`` in a pin's text stands for the temporary directory too. The older ``"decidedBy"`` is text
+the decision's reason must hold.
 """
 
 from __future__ import annotations
@@ -19,10 +37,43 @@ import json5
 import pytest
 from helpers import REPO
 
-from policy_engine import Action, Engine, ToolCall
+from policy_engine import Action, Decision, Engine, ToolCall, Verdict, VerdictKind
 
 CORPUS = REPO / "tests" / "corpus"
 HOME = "/home/me"
+
+# What a case may say (a misspelt key would be ignored: a pin that checks nothing).
+CASE_KEYS = frozenset(
+    (
+        "class",
+        "command",
+        "config",
+        "contents",
+        "cwd",
+        "decidedBy",
+        "by",
+        "expect",
+        "atLeast",
+        "family",
+        "files",
+        "gap",
+        "symlinks",
+        "why",
+        "xfail",
+    )
+)
+
+# The key that names what decided, beside "kind", for each kind of decisive verdict (None: the kind
+# alone says it).
+NAMED_BY: dict[str, str | None] = {
+    "rule": "rule",
+    "approval": "rule",
+    "protection": "protection",
+    "doubt": "doubt",
+    "default": None,
+    "unrestricted": None,
+    "session": None,
+}
 
 
 def load_cases() -> list[Any]:
@@ -57,6 +108,33 @@ def engine_for(config: str, cache: Path) -> Engine:
     return _engines[key]
 
 
+def decider(verdict: Verdict) -> str | None:
+    """What decided ``verdict``, as a ``"by"`` pin names it: a rule's pattern (its label when it has
+    none), a protection's pattern, a doubt's text; None for the other kinds."""
+    if verdict.kind in (VerdictKind.RULE, VerdictKind.APPROVAL) and verdict.rule is not None:
+        return verdict.rule.pattern if verdict.rule.pattern is not None else verdict.rule.label()
+    if verdict.kind in (VerdictKind.PROTECTION, VerdictKind.DOUBT):
+        return verdict.detail
+    return None
+
+
+def check_pin(by: dict[str, str], decision: Decision, tmp: str) -> None:
+    """Assert that the decisive verdict is what ``by`` pins, showing what decided instead."""
+    verdict = decision.decisive
+    if verdict is None:
+        decided = "nothing restricted the call"
+    else:
+        origin = f", {verdict.origin}" if verdict.origin is not None else ""
+        where = f"{verdict.action} at {verdict.target}{origin}"
+        decided = f"decided by {verdict.kind} {decider(verdict)!r} ({where})"
+    message = f"pinned {by}, but {decided}; the reason: {decision.reason}"
+    assert verdict is not None and verdict.kind == by["kind"], message
+    key = NAMED_BY[by["kind"]]
+    if key is not None and key in by:
+        wanted, found = by[key].replace("{tmp}", tmp), decider(verdict) or ""
+        assert (wanted in found) if key == "doubt" else (wanted == found), message
+
+
 @pytest.fixture(scope="module")
 def cache_directory(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("corpus-cache")
@@ -68,6 +146,23 @@ def test_the_corpus_is_large_and_covers_every_bypass_class() -> None:
     classes = {c.get("class") for c in cases if c.get("class")}
     assert set(range(1, 41)) <= classes, sorted(set(range(1, 41)) - classes)
     assert any(c.get("expect") == "allow" for c in cases)  # must-allow controls are there too
+
+
+def test_every_case_and_pin_is_spelt_as_the_corpus_reads_it() -> None:
+    """A key or a kind misspelt in the data would make a check vacuous: every case uses known keys
+    and one of expect/atLeast, every pin a known kind and, beside it, only the key of that kind."""
+    assert set(NAMED_BY) == {str(kind) for kind in VerdictKind}
+    for param in CASES:
+        case = param.values[0]
+        assert set(case) <= CASE_KEYS, (param.id, sorted(set(case) - CASE_KEYS))
+        assert ("expect" in case) != ("atLeast" in case), param.id
+        if "by" not in case:
+            continue
+        by = case["by"]
+        assert isinstance(by, dict) and by.get("kind") in NAMED_BY, (param.id, by)
+        named = NAMED_BY[by["kind"]]
+        assert set(by) <= {"kind", named}, (param.id, by)
+        assert all(isinstance(by[key], str) and by[key] for key in by), (param.id, by)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -94,3 +189,5 @@ def test_case(case: dict[str, Any], cache_directory: Path, tmp_path: Path) -> No
         assert decision.action >= Action.parse(case["atLeast"]), decision.reason
     if "decidedBy" in case:
         assert case["decidedBy"] in decision.reason, decision.reason
+    if "by" in case:
+        check_pin(case["by"], decision, str(tmp_path))
