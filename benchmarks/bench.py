@@ -232,10 +232,10 @@ def bench_hook(config: Path, runs: int, cwd: str) -> dict[str, float]:
 def bench_workload(corpus: Path, everything: list[str]) -> dict[str, dict[str, tuple[int, int]]]:
     """(allowed, total) per kind of the agent-workload lines, of the tldr sample's read-only lines
     and of ``everything`` (every corpus line, read-only or not), per policy; the corpus, its project
-    and the policies are those of tests/test_agent_workload.py."""
+    and the policies are those of tests/corpus/test_agent_workload.py."""
     import tempfile
 
-    sys.path.insert(0, str(REPO / "tests"))
+    sys.path[:0] = [str(REPO / "tests"), str(REPO / "tests" / "corpus")]
     import test_agent_workload as workload
 
     from policy_engine import Action, ToolCall

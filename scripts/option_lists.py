@@ -43,7 +43,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "policy_engine" / "shell" / "options"
+DATA = ROOT / "policy_engine" / "analysis" / "shell" / "options"
 REFERENCE = DATA / "reference"
 
 # An option token and what follows it up to the next separator.

@@ -21,7 +21,7 @@ from helpers import REPO
 from policy_engine.analysis.shell.knowledge import entry_at
 
 SCRIPT = REPO / "scripts" / "option_lists.py"
-DATA = REPO / "policy_engine" / "shell" / "options"
+DATA = REPO / "policy_engine" / "analysis" / "shell" / "options"
 
 
 def _script():  # type: ignore[no-untyped-def]
@@ -72,7 +72,7 @@ def test_the_lists_cover_the_commands_safe_bash_allows(commands) -> None:  # typ
     listed = {json.loads(p.read_text())["command"] for p in DATA.glob("*.json")}
     paths = safe_bash_paths(commands)
     covered = {p for p in paths if p in listed}
-    # Most of them: the rest have no list extracted yet (their unlisted options ask, see README).
+    # Most of them: the rest have no list extracted yet (their unlisted options ask, see docs/analysis.md).
     assert len(covered) >= 0.75 * len(paths), sorted(paths - listed)
     assert len(listed) >= 250
 
