@@ -640,7 +640,7 @@ def _version_check(agent: str, env: Mapping[str, str], run: Runner) -> Check:
         detail = (
             f"{module.NAME} {installed} is newer than {verified}, the version policy-engine was verified with"
         )
-        fix = "check the README's agent table, or upgrade policy-engine"
+        fix = "check the agent table in docs/agents.md, or upgrade policy-engine"
         return Check(name, True, detail, fix, warning=True)
     return Check(name, True, f"{module.NAME} {installed} (verified with {verified})", None)
 

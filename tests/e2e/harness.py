@@ -1,5 +1,5 @@
 """The end-to-end harness: a fake machine, a scripted model on 127.0.0.1, and each agent's real CLI
-run headless against it with our hook installed as README says.
+run headless against it with our hook installed as docs/agents.md says.
 
 Where the agents are: ``POLICY_ENGINE_E2E_AGENTS`` names a directory whose ``node_modules/.bin``
 holds ``claude``, ``codex``, ``gemini``, ``copilot`` and ``pi`` (``.ci/run`` installs them there at

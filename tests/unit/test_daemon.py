@@ -281,7 +281,7 @@ BREAKER_POLICY = (
 def test_a_lone_surrogate_is_judged_and_counted_once(sandbox: Sandbox, daemon: Path) -> None:
     """A payload holding a lone surrogate (a JSON escape, as an agent may send it) is answered by
     the daemon, which stays up: one decision logged per call, and the deny escalates to an ask at
-    the 5th call of maxDenies 5, as the README says, not earlier (counted twice, it was the 3rd)."""
+    the 5th call of maxDenies 5, as docs/sessions-and-log.md says, not earlier (counted twice, it was the 3rd)."""
     sandbox.write(sandbox.user_config, BREAKER_POLICY)
     project = sandbox.project("repo")
     decisions = []
