@@ -2,7 +2,7 @@
 
 Each command (or subcommand: "git log") has a file in ``policy_engine/analysis/shell/options/``, named after
 it (``git-log.json``), holding how its list was extracted (the *recipe*), where it came from, and
-every option the tool itself documents, with whether it takes a value. ``tests/test_option_lists.py``
+every option the tool itself documents, with whether it takes a value. ``tests/unit/test_option_lists.py``
 fails when the knowledge (``commands.jsonc``) does not classify one of them, so an option a tool adds
 cannot pass for a harmless flag. Rerun this script when packages update:
 

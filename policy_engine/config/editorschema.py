@@ -188,7 +188,7 @@ def _constrain_rules(definitions: dict[str, Any]) -> None:
     """Every model with a rule's action and message: a message is never blank, and nudge needs one.
 
     Both rules live outside pydantic's schema (a field validator and the loader's own check), so
-    they are added by hand here; tests/test_schema.py checks that they agree with the loader.
+    they are added by hand here; tests/unit/test_schema.py checks that they agree with the loader.
     """
     found = []
     for definition in definitions.values():

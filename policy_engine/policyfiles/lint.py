@@ -46,7 +46,8 @@ RULES: dict[str, str] = {
     "PE115": "the pattern names an option the command knowledge does not list",
 }
 
-# Tools the agents have that are not in tools.py's tables, and families of tool names (MCP servers).
+# Tools the agents have that are not in agents/toolnames.py's tables, and families of tool names
+# (MCP servers).
 KNOWN_TOOLS = frozenset({*ALIASES, *ALIASES.values(), *SENSES, "web_fetch", "web_search", "todo", "task"})
 TOOL_FAMILIES = ("mcp__", "mcp_", "github_")
 

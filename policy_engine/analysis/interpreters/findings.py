@@ -1,10 +1,10 @@
 """What a program given inline to an interpreter does, as far as its source shows.
 
-The language analyses (``python.py``, ``javascript.py``) read a source with tree-sitter and return a
-``Program``: the files it touches, the commands it runs, the machines it talks to, and what cannot
-be proven. The shell analysis turns it into the accesses, runs and doubts of the interpreter's atom,
-so that the code is judged like any other command: its paths by location, rules and protection, the
-commands it runs as atoms of their own.
+The language analyses (the packages ``python`` and ``javascript``) read a source with tree-sitter
+and return a ``Program``: the files it touches, the commands it runs, the machines it talks to, and
+what cannot be proven. The shell analysis turns it into the accesses, runs and doubts of the
+interpreter's atom, so that the code is judged like any other command: its paths by location, rules
+and protection, the commands it runs as atoms of their own.
 """
 
 from __future__ import annotations
