@@ -484,18 +484,25 @@ def variable_doubts(word: Word, knowledge: Knowledge, assigns: bool) -> list[str
 
 
 def _at_file(collect: _Collector, value: Word, sense: str, directory: str | None) -> None:
-    """``@file``, ``name=@file`` or ``name=<file``: a value that names a file (curl's data options)."""
+    """A value that names a file, as curl's data options read one: ``@file``, ``name@file`` (the
+    ``@`` before any ``=``: ``--data-urlencode``), ``name=@file`` or ``name=<file`` (``--form``).
+    Where the option takes ``name@...`` as text (``-d user@host``) this reads a file too many, never
+    one too few. A form's ``;type=...`` may follow the name: both spellings are judged."""
     if not value.static:
         collect.doubts.append(f"cannot tell whether `{value.raw}` names a file (it is computed at run time)")
         return
     text = value.text
-    if text.startswith("@"):
-        target = text[1:]
+    at, equals = text.find("@"), text.find("=")
+    if at >= 0 and (equals < 0 or at < equals):
+        target = text[at + 1 :]
     else:
-        _, separator, rest = text.partition("=")
-        target = rest[1:] if separator and rest[:1] in ("@", "<") else ""
-    if target and target != "-":
-        collect.path(Word(target, True, False, value.raw), sense, directory)
+        rest = text[equals + 1 :] if equals >= 0 else ""
+        target = rest[1:] if rest[:1] in ("@", "<") else ""
+    if not target or target == "-":
+        return
+    for name in dict.fromkeys((target.split(";", 1)[0], target)):
+        if name:
+            collect.path(Word(name, True, False, value.raw), sense, directory)
 
 
 def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:

@@ -111,7 +111,8 @@ class Option(_Strict):
     )
     atFile: Sense | None = Field(
         default=None,
-        description="A value that starts with @ (or NAME=@, NAME=<) names a file touched so (curl -d @file).",
+        description="A value @FILE, NAME@FILE (the @ before any =), NAME=@FILE or NAME=<FILE names a "
+        "file touched so (curl -d @file, --data-urlencode name@file, -F field=<file).",
     )
     aliases: list[str] = Field(
         default_factory=list,
