@@ -162,7 +162,7 @@ def test_a_deleted_installation_blocks_every_call(agent: Agent, machine: Machine
     shutil.copy(client, copy / "client.py")
     code = (
         "import sys, os\n"
-        "from policy_engine import install\n"
+        "from policy_engine.hook import install\n"
         f"install.executable = lambda: [{str(copy / 'python')!r}, {str(copy / 'client.py')!r}]\n"
         f"r = install.install({agent.name!r}, 'user', {str(machine.project)!r}, os.environ)\n"
         "print(r.trouble or 'ok')\n"
