@@ -1127,13 +1127,10 @@ def _find(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str
         change = spec.get("set") or {}
         if change.get("effect"):
             # -delete after tests deletes some files under a root: those a -name names, if it has one
-            tree = (
-                as_walk(change.get("tree"))
-                if not narrowed
-                else Walk(TreeKind.ALL, (names,))
-                if names
-                else None
-            )
+            if narrowed:
+                tree = Walk(TreeKind.ALL, (names,)) if names else None
+            else:
+                tree = as_walk(change.get("tree"))
             tree = Walk(TreeKind.FOLLOW) if follows and tree == WHOLE_TREE else tree
             for root in roots:
                 collect.path(root, change["effect"], cwd, tree)
