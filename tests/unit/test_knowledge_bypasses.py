@@ -308,7 +308,8 @@ def test_the_entries_for_names_the_walk_reads_itself(tmp_path: Path) -> None:
     """`[ ]`, `[[ ]]`, unset and declarations are statements of their own in tree-sitter-bash, read
     by the walk; their entries judge them run through command or builtin (and wherever the walk
     hands them to the knowledge)."""
-    from policy_engine.analysis.shell.effects import Context, command_effects
+    from policy_engine.analysis.shell.collect import Context
+    from policy_engine.analysis.shell.effects import command_effects
     from policy_engine.analysis.shell.words import Word
 
     compiled = knowledge(str(tmp_path))

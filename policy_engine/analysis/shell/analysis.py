@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from ...agents.toolnames import BASH
 from ...config.compiled import InterpreterSettings
 from ...model import Access, Atom, Sense
-from .effects import Context, command_effects, locate, resolve_name
+from .collect import Context, locate
+from .effects import command_effects, resolve_name
 from .words import Variables, Word
 
 TYPE_CHECKING = False  # not typing's: see record.py

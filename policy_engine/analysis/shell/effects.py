@@ -12,7 +12,6 @@ import os.path
 import re
 
 from ... import paths
-from ...config.compiled import InterpreterSettings
 from ...model import (
     EVERY_NAME,
     WHOLE_TREE,
@@ -24,9 +23,20 @@ from ...model import (
     walk_excluding,
     walk_naming,
 )
-from ...paths import PROCESS_CWD, absolute, collapse, fold, glob_root, mentioned_paths, opaque, pseudo_file
-from ...record import Record
-from .arguments import Argument, parse_arguments, spec_of
+from ...paths import collapse, fold, mentioned_paths
+from .arguments import Argument, parse_arguments
+from .collect import (
+    MAX_GLOB_MATCHES,
+    SENSES,
+    Collector,
+    Context,
+    Effects,
+    Run,
+    expand_glob,
+    locate,
+    path_like,
+)
+from .find import find_effects
 from .knowledge import Knowledge
 from .sedawk import awk_program, sed_script
 from .words import GLOB_CHARACTERS, Word
@@ -34,199 +44,6 @@ from .words import GLOB_CHARACTERS, Word
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from typing import Any
-
-    from .walk import Stdin
-
-SENSES = {s.value: s for s in Sense}
-
-
-class Run(Record):
-    """Something a command runs in turn: another command's words, or shell code."""
-
-    words: tuple[Word, ...] = ()
-    code: str | None = None
-    cwd: str | None = None
-    doubts: tuple[str, ...] = ()
-
-
-class Effects(Record):
-    """The accesses and doubts of a command, what it runs, and whether it is an atom of its own
-    (a transparent wrapper such as ``nice`` is not: the command it runs is judged, with the
-    wrapper's own accesses)."""
-
-    accesses: list[Access]
-    doubts: list[str]
-    runs: list[Run]
-    atom: bool = True
-    unproven: tuple[str, ...] = ()
-    mentions: tuple[str, ...] = ()
-    interactive: tuple[str, ...] = ()
-
-
-class Context(Record):
-    """Where the command runs, what it reads on standard input, and how inline programs are analysed
-    (``code`` is None when interpreterAnalysis is off)."""
-
-    cwd: str | None
-    home: str
-    knowledge: Knowledge
-    stdin: Stdin | None
-    code: InterpreterSettings | None = None
-    settled: bool = True  # no earlier command of the line can have changed the files a glob matches
-
-
-def path_like(text: str) -> bool:
-    """Whether an operand of a command we know nothing about looks like a path."""
-    if not text or text.startswith("-") or "://" in text:
-        return False
-    return text.startswith(("/", "~", "./", "../")) or text in (".", "..") or "/" in text
-
-
-def locate(word: Word, sense: Sense, directory: str | None) -> tuple[list[Access], str | None]:
-    """The accesses ``word`` names, and why it cannot be located or judged as spelled (a doubt). A
-    glob is judged at the directory its static part names and at every file it matches now
-    (``cat .en?`` reads ``.env``); ``/dev/null`` and the like are no access at all. A word that
-    stands for the paths a command lists (``$(git ls-files)``) is a read of the tree they are in;
-    anything else done to them is not followed."""
-    if word.walk is not None and sense is Sense.READ:
-        if directory is None and not word.text.startswith("/"):
-            return [], f"cannot tell where `{word.raw}` is: the working directory is unknown after a cd"
-        return [Access(collapse(absolute(word.text, directory or "/")), sense, tree=word.walk)], None
-    if not word.static:
-        return [], f"cannot tell which file `{word.raw}` names (it is computed at run time)"
-    text = word.text
-    matches: list[str] = []
-    if word.glob:
-        matches = _expand_glob(text, directory)
-        if len(matches) > MAX_GLOB_MATCHES:  # the ones not looked at could be anything
-            doubt = f"`{word.raw}` matches more than {MAX_GLOB_MATCHES} files; they cannot all be checked"
-            return [], doubt
-        text = glob_root(text, GLOB_CHARACTERS) or text
-    if text in ("-", "") or pseudo_file(text):
-        return [], None
-    if directory is None and (not text.startswith("/") or text.startswith(PROCESS_CWD)):
-        return [], f"cannot tell where `{word.raw}` is: the working directory is unknown after a cd"
-    base = directory or "/"
-    spelled = [absolute(path, base) for path in (text, *matches)]
-    # `..` after a part the path itself names (not its directory) that does not exist yet
-    reasons = [opaque(path, "" if text.startswith("/") else base) for path in spelled]
-    reason = next((r for r in reasons if r is not None), None)
-    unseen = f"cannot tell which file `{word.raw}` names: {reason}" if reason is not None else None
-    return [Access(collapse(path), sense) for path in spelled], unseen  # judged as spelled too
-
-
-MAX_GLOB_MATCHES = 1024  # beyond, a doubt: the files not looked at could be protected ones
-
-
-def _expand_glob(pattern: str, directory: str | None) -> list[str]:
-    """The files a glob matches now, as bash would expand it (no hidden files unless spelt)."""
-    import glob
-    from itertools import islice
-
-    if not pattern.startswith("/") and directory is None:
-        return []
-    try:
-        return list(
-            islice(
-                glob.iglob(pattern, root_dir=None if pattern.startswith("/") else directory),
-                MAX_GLOB_MATCHES + 1,
-            )
-        )
-    except (OSError, ValueError, RecursionError):
-        return []
-
-
-class _Collector:
-    """Accumulates the effects of one command."""
-
-    def __init__(self, context: Context) -> None:
-        self.context = context
-        self.accesses: list[Access] = []
-        self.doubts: list[str] = []
-        self.runs: list[Run] = []
-        self.unproven: list[str] = []
-        self.mentions: list[str] = []
-        self.interactive: list[str] = []
-
-    def path(self, word: Word, sense: str, directory: str | None, tree: Walk | str | None = None) -> None:
-        """``word``'s accesses, each a walk of ``tree`` (a Walk, or spelt as the knowledge does) if
-        given."""
-        accesses, doubt = locate(word, SENSES[sense], directory)
-        walk = as_walk(tree)
-        if walk is not None and word.walk is not None and walk.kind is not TreeKind.FOLLOW:
-            walk = WHOLE_TREE  # listed paths walked in turn
-        self.accesses += [access._replace(tree=walk) for access in accesses] if walk else accesses
-        if doubt is not None:
-            self.doubts.append(doubt)
-
-    def directory(self, directory: str | None, sense: str, tree: Walk | str | None = None) -> None:
-        if directory is None:
-            self.doubts.append("the working directory is unknown after a cd")
-        else:
-            self.accesses.append(Access(directory, SENSES[sense], tree=as_walk(tree)))
-
-    def code(self, word: Word | str, cwd: str | None, what: str) -> None:
-        if isinstance(word, str):
-            self.runs.append(Run(code=word, cwd=cwd))
-        elif word.static:
-            self.runs.append(Run(code=word.text, cwd=cwd))
-        else:
-            self.doubts.append(f"{what} is computed at run time")
-
-    def source(self, text: str | None, language: str, cwd: str | None) -> None:
-        """A program in ``language`` the command runs (None: computed at run time). What its source
-        shows it doing becomes the command's own accesses, and the commands it runs are judged too."""
-        settings = self.context.code
-        if settings is None:  # interpreterAnalysis is off: the command is judged by its rules alone
-            return
-        from ..interpreters import inline  # loaded with the first inline program
-        from ..interpreters.findings import Setting
-
-        name = inline.language_name(language)
-        if text is None:
-            self.doubts.append(f"the {name} program is computed at run time")
-            return
-        setting = Setting(
-            cwd,
-            self.context.home,
-            self.context.knowledge.secret_variable,
-            settings.max_nodes,
-            self.context.settled,
-        )
-        program = inline.analyze(language, text, setting, settings.max_source_bytes)
-        for effect in program.effects:
-            via = f"{name} line {effect.line}: {effect.evidence}"
-            self.accesses.append(Access(effect.path, effect.sense, via, as_walk(effect.tree)))
-        for contact in program.contacts:
-            if cwd is None:
-                self.doubts.append("the working directory is unknown after a cd")
-            else:
-                via = f"{name} line {contact.line}: {contact.evidence} talks to another machine"
-                self.accesses.append(Access(cwd, Sense.UNKNOWN, via))
-        for run in program.executions:
-            if run.argv is not None:
-                self.runs.append(
-                    Run(tuple(Word(word, True, False, word) for word in run.argv), None, run.cwd)
-                )
-            elif run.shell is not None:
-                self.runs.append(Run(code=run.shell, cwd=run.cwd))
-        self.doubts += [f"in the {name} program, {doubt}" for doubt in program.doubts]
-
-    def effects(self, atom: bool = True) -> Effects:
-        accesses = list(dict.fromkeys(self.accesses))
-        walked = {(a.path, a.sense) for a in accesses if a.tree}  # a walk of a path covers the path
-        accesses = [a for a in accesses if a.tree or (a.path, a.sense) not in walked]
-        touched = {a.path for a in accesses}
-        mentions = tuple(m for m in dict.fromkeys(self.mentions) if m not in touched)
-        return Effects(
-            accesses,
-            self.doubts,
-            self.runs,
-            atom,
-            tuple(dict.fromkeys(self.unproven)),
-            mentions,
-            tuple(dict.fromkeys(self.interactive)),
-        )
 
 
 def _merged(entry: dict[str, Any], parsed: list[Argument]) -> dict[str, Any]:
@@ -283,7 +100,7 @@ def _arguments(entry: dict[str, Any], words: list[Word], posix: bool) -> tuple[l
     )
 
 
-def _unlisted(collect: _Collector, parsed: list[Argument]) -> None:
+def _unlisted(collect: Collector, parsed: list[Argument]) -> None:
     """Why the options are not proven to only read: one the knowledge does not list (a new
     option, a negation such as --no-dry-run, a long spelling it does not give), or an operand bash
     computes that may start with a dash (`sort *` where a file is named --files0-from=x)."""
@@ -315,7 +132,7 @@ def _may_be_option(word: Word, context: Context) -> str | None:
     advice = "put -- before it, or ./ in front of it"
     if not context.settled or context.cwd is None:
         return f"`{word.raw}` may match a file whose name starts with - (an option): {advice}"
-    matches = _expand_glob(word.text, context.cwd)
+    matches = expand_glob(word.text, context.cwd)
     dashed = next((m for m in matches if m.startswith("-")), None)
     if dashed is not None or len(matches) > MAX_GLOB_MATCHES:
         shown = f" (`{dashed}`)" if dashed else ""
@@ -325,7 +142,7 @@ def _may_be_option(word: Word, context: Context) -> str | None:
 
 def command_effects(name: str, entry: dict[str, Any] | None, words: list[Word], context: Context) -> Effects:
     """The effects of the command ``words`` (``words[0]`` is its name, resolved to ``name``)."""
-    collect = _Collector(context)
+    collect = Collector(context)
     if entry is None:  # nothing is known: it may do anything where it runs
         collect.directory(context.cwd, "unknown")
         for word in words[1:]:
@@ -341,7 +158,7 @@ def command_effects(name: str, entry: dict[str, Any] | None, words: list[Word], 
     return collect.effects(atom=not transparent)
 
 
-def _entry(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
+def _entry(collect: Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
     if entry.get("wrapper") is not None:
         merged, parsed, rest = _parse(entry, args, posix=True)
         if merged.get("wrapper") is not None:
@@ -361,14 +178,14 @@ def _entry(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
     if entry.get("shell"):
         _shell(collect, entry, args, cwd)
     elif entry.get("find"):
-        _find(collect, entry, args, cwd)
+        find_effects(collect, entry, args, cwd)
     elif entry.get("subcommands"):  # bun run, bun -e: the interpreter's options come first
         _subcommand(collect, entry, args, cwd)
     else:
         _interpreter(collect, entry, args, cwd)
 
 
-def _doubt(collect: _Collector, entry: dict[str, Any]) -> None:
+def _doubt(collect: Collector, entry: dict[str, Any]) -> None:
     if entry.get("doubt"):
         collect.doubts.append(entry["doubt"])
     if entry.get("interactive"):
@@ -378,7 +195,7 @@ def _doubt(collect: _Collector, entry: dict[str, Any]) -> None:
 
 
 def _option_paths(
-    collect: _Collector, parsed: list[Argument], cwd: str | None, language: str | None = None
+    collect: Collector, parsed: list[Argument], cwd: str | None, language: str | None = None
 ) -> tuple[str | None, str | None]:
     """Accesses and doubts of the options, and the programs they give in ``language``; returns
     (working directory, directory effects land in)."""
@@ -422,7 +239,7 @@ def _option_paths(
 
 
 def _mentions(
-    collect: _Collector,
+    collect: Collector,
     entry: dict[str, Any],
     parsed: list[Argument],
     rest: list[Word],
@@ -451,7 +268,7 @@ def _mentions(
             collect.mentions += mentioned_paths(word.text, directory, collect.context.home)
 
 
-def _response_files(collect: _Collector, words: list[Word], directory: str | None) -> None:
+def _response_files(collect: Collector, words: list[Word], directory: str | None) -> None:
     """``@FILE`` arguments: the command reads more arguments from FILE, which no analysis sees."""
     for word in words:
         if not word.static and word.raw.lstrip("\"'").startswith("@"):
@@ -463,7 +280,7 @@ def _response_files(collect: _Collector, words: list[Word], directory: str | Non
             )
 
 
-def _variable(collect: _Collector, word: Word, assigns: bool) -> None:
+def _variable(collect: Collector, word: Word, assigns: bool) -> None:
     collect.doubts += variable_doubts(word, collect.context.knowledge, assigns)
 
 
@@ -483,7 +300,7 @@ def variable_doubts(word: Word, knowledge: Knowledge, assigns: bool) -> list[str
     return []
 
 
-def _at_file(collect: _Collector, value: Word, sense: str, directory: str | None) -> None:
+def _at_file(collect: Collector, value: Word, sense: str, directory: str | None) -> None:
     """A value that names a file, as curl's data options read one: ``@file``, ``name@file`` (the
     ``@`` before any ``=``: ``--data-urlencode``), ``name=@file`` or ``name=<file`` (``--form``).
     Where the option takes ``name@...`` as text (``-d user@host``) this reads a file too many, never
@@ -505,7 +322,7 @@ def _at_file(collect: _Collector, value: Word, sense: str, directory: str | None
             collect.path(Word(name, True, False, value.raw), sense, directory)
 
 
-def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
+def _plain(collect: Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
     entry, parsed, rest = _parse(entry, args, posix=bool(entry.get("posix")))
     _doubt(collect, entry)
     directory, into = _option_paths(collect, parsed, cwd)
@@ -575,7 +392,7 @@ def _plain(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: st
 _OPENS_A_PIPE = re.compile(r"\s*[|<>+]|.*\|\s*$", re.DOTALL)
 
 
-def _doubt_words(collect: _Collector, entry: dict[str, Any], operands: list[Word], words: list[Word]) -> None:
+def _doubt_words(collect: Collector, entry: dict[str, Any], operands: list[Word], words: list[Word]) -> None:
     """The entry's doubtWords: among the first operands, or among all the ``words``."""
     computed: set[str] = set()  # a computed word is one doubt, whatever the rules
     for rule in entry.get("doubtWords", ()):
@@ -616,7 +433,7 @@ def _spellings(argument: Argument) -> tuple[str, ...]:
 
 
 def _operands(
-    collect: _Collector,
+    collect: Collector,
     entry: dict[str, Any],
     operands: list[Word],
     directory: str | None,
@@ -682,7 +499,7 @@ def _operands(
     return found
 
 
-def _lone_link(collect: _Collector, target: Word, sense: str, directory: str | None) -> None:
+def _lone_link(collect: Collector, target: Word, sense: str, directory: str | None) -> None:
     """``ln -s TARGET`` alone makes the link ``./NAME`` (NAME: the target's last part)."""
     if not target.static:
         collect.doubts.append(f"cannot tell which link `{target.raw}` makes (it is computed at run time)")
@@ -692,7 +509,7 @@ def _lone_link(collect: _Collector, target: Word, sense: str, directory: str | N
 
 
 def _destination(
-    collect: _Collector,
+    collect: Collector,
     destination: Word,
     sources: list[Word],
     sense: str,
@@ -733,7 +550,7 @@ def _may_be_directory(word: Word, directory: str | None) -> bool:
     return any(os.path.isdir(access.path) for access in located) or not located
 
 
-def _into_directory(collect: _Collector, paths: list[Word], sense: str, directory: str | None) -> None:
+def _into_directory(collect: Collector, paths: list[Word], sense: str, directory: str | None) -> None:
     """``cp a b DIR/``: what lands in an existing directory (or one spelled with a trailing slash)
     is DIR/a and DIR/b, which a protection of DIR/a must see, not DIR alone."""
     destination = paths[-1]
@@ -756,7 +573,7 @@ def _link_directory(paths: list[Word], directory: str | None) -> str | None:
     return link if os.path.isdir(link) else os.path.dirname(link)
 
 
-def _placeholder_command(collect: _Collector, words: list[Word], directory: str | None) -> None:
+def _placeholder_command(collect: Collector, words: list[Word], directory: str | None) -> None:
     """A command run on every file found (fd -x): its ``{}``-style placeholders stand for files below
     the directory searched, judged at that directory."""
     end = next((i for i, w in enumerate(words) if w.text in (";", "\\;")), len(words))
@@ -768,7 +585,7 @@ def _placeholder_command(collect: _Collector, words: list[Word], directory: str 
         collect.runs.append(Run(command, None, directory))
 
 
-def _code_operand(collect: _Collector, index: int, operands: list[Word], directory: str | None) -> None:
+def _code_operand(collect: Collector, index: int, operands: list[Word], directory: str | None) -> None:
     """The operand that is shell code (trap's first), or all of them joined (eval)."""
     if index < 0:
         if operands and all(w.static for w in operands):
@@ -780,7 +597,7 @@ def _code_operand(collect: _Collector, index: int, operands: list[Word], directo
 
 
 def _program(
-    collect: _Collector, language: str, parsed: list[Argument], operands: list[Word], directory: str | None
+    collect: Collector, language: str, parsed: list[Argument], operands: list[Word], directory: str | None
 ) -> list[Word]:
     """Check a sed or awk program; returns the operands that remain (the input files)."""
     scripts = [
@@ -811,7 +628,7 @@ def _program(
     return operands
 
 
-def _subcommand(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
+def _subcommand(collect: Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
     merged, parsed, rest = _parse(entry, args, posix=True)
     _doubt_words(collect, entry, [], args)  # on every word: those of the subcommand too (tmux ls \;)
     directory, into = _option_paths(collect, parsed, cwd, entry.get("interpreter"))
@@ -851,7 +668,7 @@ def _subcommand(collect: _Collector, entry: dict[str, Any], args: list[Word], cw
 
 
 def _wrapper(
-    collect: _Collector, entry: dict[str, Any], parsed: list[Argument], rest: list[Word], cwd: str | None
+    collect: Collector, entry: dict[str, Any], parsed: list[Argument], rest: list[Word], cwd: str | None
 ) -> None:
     wrapper = entry["wrapper"]
     directory, _ = _option_paths(collect, parsed, cwd)
@@ -940,7 +757,7 @@ def _listed_operands(context: Context, parsed: list[Argument], rest: list[Word])
     return given
 
 
-def _shell(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
+def _shell(collect: Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
     words = []
     skip = False
     for word in args:  # +o option / +O option: bash's "unset" spellings take a value
@@ -980,7 +797,7 @@ _INPUT_NAMES = {"heredoc": "heredoc", "herestring": "here-string", "pipe": "pipe
 _VERSION = frozenset({"--version", "-V", "-VV", "--help", "-h", "-v", "-version", "--help-all"})
 
 
-def _interpreter(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
+def _interpreter(collect: Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
     """An interpreter runs a program given inline (``-c``), a module (``-m``), a script, or what it
     reads on standard input. With interpreterAnalysis off, none of it is in doubt: the command is
     judged by its rules alone, as pi-control does."""
@@ -1021,7 +838,7 @@ def _interpreter(collect: _Collector, entry: dict[str, Any], args: list[Word], c
         del collect.doubts[first_doubt:]
 
 
-def _handed(collect: _Collector, words: list[Word], directory: str | None) -> None:
+def _handed(collect: Collector, words: list[Word], directory: str | None) -> None:
     """The words an inline program is given (``python -c CODE ARGS``): it may open any of them
     (``open(sys.argv[1])``), a bare name such as ``.env`` or the value of ``--file=.env`` as much as
     ``./x``, so each is touched, how is not known (a ``file:`` URL: the file it names)."""
@@ -1045,7 +862,7 @@ def _harmless(spec: dict[str, Any], value: Word | None) -> bool:
     return re.fullmatch(pattern, value.text) is not None
 
 
-def _shadowed(collect: _Collector, module: str, directory: str | None) -> None:
+def _shadowed(collect: Collector, module: str, directory: str | None) -> None:
     """``python -m json.tool`` imports from the working directory first: a ``json/`` there runs
     instead of the standard library's (interpreters/modules.py)."""
     from ..interpreters.modules import shadowing
@@ -1058,7 +875,7 @@ def _shadowed(collect: _Collector, module: str, directory: str | None) -> None:
 
 
 def _module_command(
-    collect: _Collector, entry: dict[str, Any], module: Argument | None
+    collect: Collector, entry: dict[str, Any], module: Argument | None
 ) -> dict[str, Any] | None:
     """``python -m NAME``: the entry of the command the module is known as (``python -m pytest``
     is judged as pytest), or None for a module whose code is not known."""
@@ -1071,7 +888,7 @@ def _module_command(
     return target  # type: ignore[no-any-return]
 
 
-def _input_program(collect: _Collector, language: str, cwd: str | None) -> None:
+def _input_program(collect: Collector, language: str, cwd: str | None) -> None:
     """The program an interpreter reads on standard input: a heredoc, a here-string or a pipe from
     ``echo`` is read like inline code; another pipe or a file cannot be seen; without either, the
     interpreter is interactive."""
@@ -1088,99 +905,6 @@ def _input_program(collect: _Collector, language: str, cwd: str | None) -> None:
         collect.doubts.append(f"reads a {name} program from a {what}, which this analysis cannot see")
     else:
         collect.doubts.append(f"starts an interactive {name} interpreter")
-
-
-def _find(collect: _Collector, entry: dict[str, Any], args: list[Word], cwd: str | None) -> None:
-    index = 0
-    follows = False
-    roots: list[Word] = []
-    # Options before the roots (find -L / -delete); BSD's too: -E -X -x -s -d, and -f ROOT.
-    while index < len(args) and args[index].static and _FIND_LEADING.fullmatch(args[index].text):
-        follows = follows or args[index].text == "-L"
-        if args[index].text in ("-D", "-f") and index + 1 < len(args):
-            roots += [args[index + 1]] if args[index].text == "-f" else []
-            index += 1
-        index += 1
-    follows = follows or any(w.static and w.text == "-follow" for w in args[index:])
-    while index < len(args) and not (
-        args[index].static and (args[index].text[:1] in "-(!)" and args[index].text)
-    ):
-        roots.append(args[index])
-        index += 1
-    roots = roots or [Word(".", True, False, ".")]
-    for root in roots:
-        collect.path(root, "read", cwd)
-    primaries = entry.get("options", {})
-    tests = entry.get("tests", ())
-    narrowed = False  # after a test, an action acts on some files under a root, not on its whole tree
-    names = _name_filter(args[index:])
-    while index < len(args):
-        word = args[index]
-        index += 1
-        narrowed = narrowed or (word.static and word.text in tests)
-        spec = spec_of(primaries.get(word.text, "flag")) if word.static else {}
-        known = word.text in primaries or word.text in tests or word.text in _FIND_OPERATORS
-        if word.static and word.text[:1] == "-" and not known and word.text not in ("-a", "-and"):
-            collect.unproven.append(f"`{word.text}` is a find primary the command knowledge does not list")
-        if spec.get("doubt"):
-            collect.doubts.append(spec["doubt"])
-        change = spec.get("set") or {}
-        if change.get("effect"):
-            # -delete after tests deletes some files under a root: those a -name names, if it has one
-            if narrowed:
-                tree = Walk(TreeKind.ALL, (names,)) if names else None
-            else:
-                tree = as_walk(change.get("tree"))
-            tree = Walk(TreeKind.FOLLOW) if follows and tree == WHOLE_TREE else tree
-            for root in roots:
-                collect.path(root, change["effect"], cwd, tree)
-        takes = spec.get("takes")
-        if takes == "command":
-            end = next((i for i in range(index, len(args)) if args[i].text in (";", "+")), len(args))
-            inner = args[index:end]
-            index = end + 1
-            for root in roots:
-                if any("{}" in w.text for w in inner):  # it is handed every file found (and reads it)
-                    collect.path(
-                        root, "read", cwd, Walk(TreeKind.ALL, (names,)) if narrowed and names else WHOLE_TREE
-                    )
-                found = root.text.rstrip("/") + "/{}" if narrowed else root.text  # a file under it, or all
-                replaced = tuple(
-                    Word(w.text.replace("{}", found), w.static and root.static, w.glob, w.raw)
-                    if "{}" in w.text
-                    else w
-                    for w in inner
-                )
-                if replaced:
-                    collect.runs.append(Run(replaced, None, cwd))
-        elif takes and index < len(args):
-            value = args[index]
-            index += 1
-            if takes == "list":
-                collect.path(value, "read", cwd)
-                collect.doubts.append(f"{word.text} reads the names of the files to read from `{value.raw}`")
-            elif takes not in ("value", "cwd", "into", "code"):
-                collect.path(value, takes, cwd)
-
-
-_FIND_LEADING = re.compile(r"-[HLPEXxsdf]|-O\d*|-D")
-# find's operators: with any of them, which files a -name lets through cannot be told simply.
-_FIND_OPERATORS = frozenset(("-o", "-or", "!", "-not", ",", "(", ")", "\\(", "\\)"))
-
-
-def _name_filter(expression: list[Word]) -> str | None:
-    """The glob of a find expression's one ``-name`` (or ``-iname``, lower-cased) when it is a plain
-    conjunction: the basenames the actions can reach. None when there is none, or it cannot be told."""
-    found = None
-    for position, word in enumerate(expression):
-        if not word.static or word.text in _FIND_OPERATORS:
-            return None
-        if word.text in ("-name", "-iname") and position + 1 < len(expression):
-            value = expression[position + 1]
-            if found is not None or not value.static or word.text == "-iname":
-                return None  # two names, a computed one, or one matched without case: not told
-            found = value.text
-    return found
 
 
 def resolve_name(word: Word, knowledge: Knowledge) -> tuple[str, bool]:
