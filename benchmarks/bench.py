@@ -326,6 +326,37 @@ def bench_glob(cwd: str, rounds: int = 20) -> dict[int, dict[str, float]]:
     return results
 
 
+def bench_growth(rounds: int = 3) -> dict[str, dict[int, float]]:
+    """Median ms of one evaluation of a line of N bytes of file operands (``cat f0.txt f1.txt ...``,
+    ``rm ...``), under the embedded default in a scratch project: the time must grow with the line,
+    not with its square."""
+    import tempfile
+
+    from policy_engine import Engine, ToolCall
+
+    results: dict[str, dict[int, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="policy-bench-growth-") as scratch:
+        project = Path(scratch) / "app"
+        (project / ".git").mkdir(parents=True)
+        engine = Engine(None, cwd=str(project))
+        for command in ("cat", "rm"):
+            results[command] = {}
+            for size in (1_000, 4_000, 16_000, 64_000):
+                words, length = [command], len(command)
+                while length < size:
+                    words.append(f"f{len(words)}.txt")
+                    length += len(words[-1]) + 1
+                call = ToolCall("bash", {"command": " ".join(words)}, str(project))
+                engine.evaluate(call)  # warm
+                timings = []
+                for _ in range(rounds):
+                    start = time.perf_counter()
+                    engine.evaluate(call)
+                    timings.append((time.perf_counter() - start) * 1000)
+                results[command][size] = statistics.median(timings)
+    return results
+
+
 def bench_memory(config: Path, calls: int, lines: list[str]) -> dict[str, float]:
     """RSS (MiB) of the daemon's per-request path before and after ``calls`` hook calls, in this
     process: Claude Code payloads of corpus commands, in 40 working directories (more than the
@@ -396,7 +427,7 @@ def main() -> int:
         "--only",
         default="",
         help="comma-separated sections to run (evaluation, inline, startup, hook, "
-        "workload, glob, memory); default: all but memory, which needs --memory",
+        "workload, glob, growth, memory); default: all but memory, which needs --memory",
     )
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
@@ -426,9 +457,19 @@ def main() -> int:
         report_workload(args, lines)
     if wanted("glob"):
         report_glob(args)
+    if wanted("growth"):
+        report_growth()
     if args.memory and (not only or "memory" in only):
         report_memory(args, lines)
     return 0
+
+
+def report_growth() -> None:
+    for command, times in bench_growth().items():
+        sizes = ", ".join(f"{size // 1000} KB {ms:.1f} ms" for size, ms in times.items())
+        first, last = times[min(times)], times[max(times)]
+        growth = f"64x the line: {last / first:.0f}x the time"
+        print(f"growth: `{command}` with file operands, one evaluation: {sizes} ({growth})")
 
 
 def report_evaluation(args: argparse.Namespace, lines: list[str]) -> None:

@@ -338,14 +338,22 @@ class Engine:
         """How an allowed bash call runs when a rule allows it only in a sandbox (None: no rule
         asks for one), or why it cannot be confined (no backend, an agent that cannot run a changed
         command, a project the sandbox cannot hold): the call is then judged without those rules."""
-        # An atom the analysis proves only reads needs no sandbox (`tsc --version`).
+        # An atom the analysis proves only reads needs no sandbox (`tsc --version`); asked once per
+        # atom, not once per verdict (an atom with thousands of paths has a verdict for each).
+        proven: dict[int, bool] = {}
+
+        def reads_only(atom: Atom) -> bool:
+            if id(atom) not in proven:
+                proven[id(atom)] = atom.read_only
+            return proven[id(atom)]
+
         wanted = [
             v.rule.sandbox
             for v in verdicts
             if v.action is Action.ALLOW
             and v.rule is not None
             and v.rule.sandbox is not None
-            and not v.atom.read_only
+            and not reads_only(v.atom)
         ]
         if not wanted:
             return None, None

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from ..config.compiled import CompiledRule, Layer, LocationEntry, Protection
 from ..config.ruleorder import specificity, winning_order
-from ..decide.rules import RuleBook
+from ..decide.rules import RuleBook, RuleMatch
 from ..globs import glob_matches
 from ..model import Action, Atom, Sense, Verdict, VerdictKind, Walk
 from ..paths import inside, normalize, spellings
@@ -81,9 +81,12 @@ class LayerJudge:
         # (`git status`) does not cover it (`git status > ~/.bashrc`).
         policy_verdicts = []
         doubts = list(atom.doubts)
+        # Which rule of a policy matches depends on the atom, not on the target: matched once per
+        # policy, so that a command with thousands of operands is not matched once per operand.
+        matches: dict[str, RuleMatch] = {}
         for target, senses in targets.items():
             located = self._locate(target, context)
-            verdict, possible = self._policy_verdict(atom, target, located, context)
+            verdict, possible = self._policy_verdict(atom, target, located, context, matches)
             verdict = verdict._replace(sense=senses[-1], scope=_scope(target, context.home))
             doubts += [_possibly(rule, atom) for rule in possible if rule.action >= Action.ASK]
             if located is not None and target not in redirected:
@@ -246,19 +249,25 @@ class LayerJudge:
         return self.layer.policies[located[0]].name
 
     def _policy_verdict(
-        self, atom: Atom, target: str, located: tuple[str, str] | None, context: Context
+        self,
+        atom: Atom,
+        target: str,
+        located: tuple[str, str] | None,
+        context: Context,
+        matches: dict[str, RuleMatch],
     ) -> tuple[Verdict, tuple[CompiledRule, ...]]:
         """The located policy's verdict, and its restrictive rules that may match depending on what
-        bash computes (rules.py)."""
+        bash computes (rules.py); ``matches`` holds this atom's match in each policy so far."""
         layer = self.layer
         if located is None:
             return Verdict(Action.ALLOW, VerdictKind.UNRESTRICTED, layer.name, atom, target), ()
         key, where = located
         policy = layer.policies[key]
-        book = self._book(key)
-        winner, beaten, possible = book.match(
-            atom, context.reader if atom.command else None, context.sandboxes
-        )
+        found = matches.get(key)
+        if found is None:
+            reader = context.reader if atom.command else None
+            found = matches[key] = self._book(key).match(atom, reader, context.sandboxes)
+        winner, beaten, possible = found
         if winner is None:
             verdict = Verdict(
                 policy.default_action,

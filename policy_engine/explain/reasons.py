@@ -139,19 +139,20 @@ def refused(
     atom = decisive.atom
     if (atom.command is None and named) or action < Action.ASK:
         return ""
-    several = len({v.atom for v in verdicts}) > 1 and atom.command is not None
+    # Each atom once by identity before comparing them: hashing an atom hashes all its accesses,
+    # and an atom with thousands of paths has a verdict for each.
+    several = len(set({id(v.atom): v.atom for v in verdicts}.values())) > 1 and atom.command is not None
     shown = f"`{shorten(mask(atom.command[:MASKED_PREFIX]), 80)}`" if several and atom.command else ""
 
-    by_sense: dict[Sense, list[str]] = {}
+    by_sense: dict[Sense, dict[str, None]] = {}  # the targets of each sense, in order, each once
     for verdict in verdicts:
         # An unknown command "touches" its directory: the command, not the path, is what was refused.
         if verdict.atom == atom and verdict.action is action and verdict.sense not in (None, Sense.UNKNOWN):
-            targets = by_sense.setdefault(verdict.sense, [])
-            if verdict.target not in targets:
-                targets.append(verdict.target)
+            by_sense.setdefault(verdict.sense, {})[verdict.target] = None
     scopes = {v.target: v.scope for v in verdicts if v.atom == atom and v.scope}
     parts = []
-    for sense, targets in by_sense.items():
+    for sense, ordered in by_sense.items():
+        targets = list(ordered)
         more = f" and {len(targets) - SHOWN_TARGETS} more" if len(targets) > SHOWN_TARGETS else ""
         listed = []
         for target in targets[:SHOWN_TARGETS]:
