@@ -26,7 +26,10 @@ Run: python benchmarks/bench.py [--corpus DIR] [--config FILE] [--runs N] [--mem
    almost matches, as text (globs.glob_matches) and by options (the option-aware matcher of a deny
    rule), and the whole `Engine.evaluate` of such a line under a deny and an allow rule; the worst
    median of the line shapes, in ms.
-7. Daemon memory (--memory CALLS, off by default: some minutes): the daemon's per-request path
+7. Growth: one evaluation of `cat` and `rm` lines of file operands, 1, 4, 16 and 64 KB long, in a
+   scratch project under the embedded default; medians in ms and how much longer the longest takes
+   than the shortest (linear: at most about 64x).
+8. Daemon memory (--memory CALLS, off by default: some minutes): the daemon's per-request path
    (hook.run with the daemon's engines) in this process for CALLS hook calls of varied commands,
    working directories and sessions, in a scratch state directory; RSS before and after, and its
    growth per 10,000 calls.
