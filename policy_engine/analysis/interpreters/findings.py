@@ -16,6 +16,10 @@ from functools import cached_property
 from ...model import Sense, Walk
 from ...record import Record
 
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
 
 class Setting(Record):
     """Where the program runs and what bounds its analysis.
@@ -117,3 +121,8 @@ def file_url_path(url: str, whatwg: bool = False) -> str | None:
         rest = rest[slash:] if slash >= 0 else "/"
     path = unquote(rest)
     return "/" + path.lstrip("/") if whatwg else path
+
+
+def node_text(node: Node | None, source: bytes) -> str:
+    """The source text of a syntax node (empty for none), as either language's analysis reads it."""
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace") if node is not None else ""

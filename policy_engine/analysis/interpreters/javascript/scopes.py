@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ....model import Sense
 from ....paths import collapse
+from ..findings import node_text
 from .api import global_value, inert, tables
 from .syntax import DECLARED_FUNCTIONS, FUNCTIONS, PATTERNS
 from .values import DATA, Api, Value, short
@@ -73,7 +74,7 @@ def assigned_names(node: Node, source: bytes) -> list[str]:
     while pending:
         current = pending.pop()
         if current.type in ("identifier", "shorthand_property_identifier_pattern"):
-            names.append(source[current.start_byte : current.end_byte].decode("utf-8", "replace"))
+            names.append(node_text(current, source))
         elif current.type in ("assignment_pattern", "object_assignment_pattern"):
             pending.extend(current.children_by_field_name("left"))
         elif current.type == "pair_pattern":

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ....model import Sense, Walk
 from ....paths import collapse, pseudo_file
 from ....record import Record
-from ..findings import Contact, Effect, Execution, Mentions, Program, Setting, file_url_path
+from ..findings import Contact, Effect, Execution, Mentions, Program, Setting, file_url_path, node_text
 from .api import global_value, inert, tables
 from .syntax import is_type
 from .values import DATA, Api, Num, Strings, Value, short
@@ -109,9 +109,7 @@ class Walker(Mentions):
     # -- helpers --------------------------------------------------------------------------------
 
     def _text(self, node: Node | None) -> str:
-        if node is None:
-            return ""
-        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        return node_text(node, self.source)
 
     def _doubt(self, node: Node, message: str) -> None:
         self.doubts.append(f"line {node.start_point.row + 1}: {message}")

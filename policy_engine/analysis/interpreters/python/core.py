@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..findings import Contact, Effect, Execution, Mentions, Setting
+from ..findings import Contact, Effect, Execution, Mentions, Setting, node_text
 from .api import Api, load
 from .scopes import Bindings, State, node_line
 from .values import Ref, Value, is_environ
@@ -74,9 +74,7 @@ class Core(Mentions):
         return RETARGETS.search(self.source) is not None
 
     def _text(self, node: Node | None) -> str:
-        if node is None:
-            return ""
-        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        return node_text(node, self.source)
 
     def _doubt(self, line: int, message: str) -> None:
         self.doubts.append(f"line {line}: {message}")

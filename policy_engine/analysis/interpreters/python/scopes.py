@@ -13,6 +13,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from ....record import Record
+from ..findings import node_text
 from .values import Seq, Value
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def target_names(target: Node | None, source: bytes) -> list[str]:
     while pending:
         node = pending.pop()
         if node.type in ("identifier", "keyword_identifier"):
-            names.append(source[node.start_byte : node.end_byte].decode("utf-8", "replace"))
+            names.append(node_text(node, source))
         elif node.type in ("attribute", "subscript"):
             base = node.child_by_field_name("object" if node.type == "attribute" else "value")
             if base is not None:
@@ -130,10 +131,6 @@ def _mutation(node: Node, source: bytes, result: Bindings, mutators: frozenset[s
     obj = function.child_by_field_name("object")
     if obj is not None and obj.type == "identifier" and node_text(attribute, source) in mutators:
         result.mutated.update(target_names(obj, source))
-
-
-def node_text(node: Node | None, source: bytes) -> str:
-    return source[node.start_byte : node.end_byte].decode("utf-8", "replace") if node is not None else ""
 
 
 def walrus_names(root: Node, source: bytes) -> list[str]:
