@@ -235,6 +235,7 @@ class Engine:
             Search(),
             self._command_reader,
             call.workdir,
+            resolved={},
         )
         troubles: list[str] = []  # what went wrong with the state store, for the reason
         atoms = atoms_of(call, self.home, self._shell, agent_tool)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os.path
 import re
 import sys
+from collections.abc import Iterator
 
 # macOS and Windows file systems ignore case by default (`cat ~/.SSH/id_rsa` opens ~/.ssh/id_rsa):
 # there, paths are compared without regard to case. POLICY_ENGINE_CASE_INSENSITIVE=1 or 0 says so
@@ -126,10 +127,26 @@ def resolved(path: str) -> str:
         return path
 
 
-def spellings(path: str) -> tuple[str, ...]:
-    """The literal spelling of a normalized path and, when it differs, its symlink-resolved one."""
-    real = resolved(path)
+def spellings(path: str, directories: dict[str, str] | None = None) -> tuple[str, ...]:
+    """The literal spelling of a normalized path and, when it differs, its symlink-resolved one.
+
+    ``directories`` remembers, for one tool call, where the directories of its paths resolve to:
+    the paths of a call share their directories (the cwd above all), and resolving a path then
+    costs one look at its last component instead of one per component."""
+    real = resolved(path) if directories is None else _resolved_in(path, directories)
     return (path,) if real == path else (path, real)
+
+
+def _resolved_in(path: str, directories: dict[str, str]) -> str:
+    """``resolved(path)``, its directory resolved once per ``directories``."""
+    head, _, name = path.rpartition("/")
+    if not head or name in ("", ".", "..") or "\0" in path:
+        return resolved(path)  # nothing to share, or realpath's own answer for what it rejects
+    real = directories.get(head)
+    if real is None:
+        real = directories[head] = resolved(head)
+    candidate = f"{real}/{name}" if real != "/" else f"/{name}"
+    return resolved(path) if os.path.islink(candidate) else candidate
 
 
 # What may stand before a file name in a word: an option (--opt=, -o=), a key (if=), a response file's
@@ -168,6 +185,27 @@ def glob_root(pattern: str, wildcards: frozenset[str]) -> str | None:
 def fold(path: str) -> str:
     """``path`` as compared with others: lowercased where the file system ignores case."""
     return path.lower() if CASE_INSENSITIVE else path
+
+
+def component_key(path: str) -> str:
+    """An absolute ``path`` as an index of places keys it: folded, without doubled or trailing
+    slashes. Whenever ``inside(path, directory)``, ``component_key(directory)`` is among
+    ``ancestor_keys(component_key(path))``: an index looked up that way proposes every directory
+    that may hold a path (``inside`` confirms)."""
+    folded = fold(path)
+    while "//" in folded:
+        folded = folded.replace("//", "/")
+    return folded.rstrip("/") or "/"
+
+
+def ancestor_keys(key: str) -> Iterator[str]:
+    """``key`` (a :func:`component_key`) and each directory above it, up to ``/``."""
+    while True:
+        yield key
+        cut = key.rfind("/")
+        if key == "/" or cut < 0:
+            return
+        key = key[:cut] or "/"
 
 
 def inside(path: str, directory: str) -> bool:

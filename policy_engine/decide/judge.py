@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .. import paths
 from ..config.compiled import CompiledRule, Layer, LocationEntry, Protection
 from ..config.ruleorder import specificity, winning_order
 from ..decide.rules import RuleBook, RuleMatch
@@ -16,8 +17,8 @@ from ..globs import glob_matches
 from ..model import Action, Atom, Sense, Verdict, VerdictKind, Walk
 from ..paths import inside, normalize, spellings
 from ..record import Record
-from .locations import location_directory, resolve_location
-from .protect import SOUGHT, UNDER, UNSEARCHED, Guard, Search, guards, protections_hit
+from .locations import LocationIndex, location_directory
+from .protect import SOUGHT, UNDER, UNSEARCHED, Guard, Search, Shield, guards, protections_hit
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
@@ -41,6 +42,8 @@ class Context(Record):
     reader: Callable[[], Reader] | None = None
     workdir: str | None = None
     sandboxes: bool = True
+    # Where the directories of the call's paths resolve to (paths.spellings): for this call only.
+    resolved: dict[str, str] | None = None
 
 
 class LayerJudge:
@@ -53,6 +56,7 @@ class LayerJudge:
         "_guarded",
         "_home",
         "_location_directories",
+        "_location_indexes",
         "layer",
         VerdictKind.PROTECTION,
     )
@@ -62,10 +66,11 @@ class LayerJudge:
         self.protection = layer.protection + extra_protection
         self._approvals = sorted(layer.approval_rules, key=winning_order)
         self._home = home
-        self._guarded: dict[tuple[str, str, str], tuple[Guard, ...]] = {}
+        self._guarded: dict[tuple[str, str, str], Shield] = {}
         self._location_directories: dict[str, list[str]] = {}
         self._books: dict[str, RuleBook] = {}
         self._directories: dict[tuple[tuple[int, str], str], tuple[str, ...]] = {}
+        self._location_indexes: dict[tuple[str, str, bool], LocationIndex] = {}
 
     def _book(self, name: str) -> RuleBook:
         book = self._books.get(name)
@@ -136,14 +141,14 @@ class LayerJudge:
                 )
 
         for access in atom.accesses:
-            for path in spellings(access.path):
+            for path in spellings(access.path, context.resolved):
                 (redirected if access.redirect else direct).add(path)
                 senses = targets.setdefault(path, [])
                 if access.sense not in senses:
                     senses.append(access.sense)
                 protect(path, access.sense, access.tree)
         for mention in atom.mentions:  # a name spelt as data: protections only, not a target
-            for path in spellings(mention):
+            for path in spellings(mention, context.resolved):
                 protect(path, Sense.UNKNOWN, None)
         for access in atom.accesses:
             if access.tree is not None:
@@ -192,9 +197,9 @@ class LayerJudge:
 
     def placed(self, context: Context) -> tuple[Guard, ...]:
         """The layer's protections placed for ``context`` (what a sandbox must honour)."""
-        return self._guards(context)
+        return self._guards(context).guards
 
-    def _guards(self, context: Context) -> tuple[Guard, ...]:
+    def _guards(self, context: Context) -> Shield:
         """The layer's protections placed for the context's home, project root and working
         directory (memoized)."""
         key = (context.home, context.project_root, context.cwd)
@@ -202,8 +207,8 @@ class LayerJudge:
         if found is None:
             if len(self._guarded) > 64:
                 self._guarded.clear()
-            found = self._guarded[key] = guards(
-                self.protection, context.home, context.project_root, context.cwd
+            found = self._guarded[key] = Shield(
+                guards(self.protection, context.home, context.project_root, context.cwd)
             )
         return found
 
@@ -224,25 +229,37 @@ class LayerJudge:
         The layer's own locations, then its defaultPolicy; then, where the layer extends the
         embedded default, the default's locations and defaultPolicy (config/layers.py)."""
         layer = self.layer
-
-        def directories(key: tuple[int, str], entry: LocationEntry) -> tuple[str, ...]:
-            found = self._directories.get((key, context.cwd))
-            if found is None:
-                found = context.spell(location_directory(entry, context.cwd, context.home))
-                self._directories[key, context.cwd] = found
-            return found
-
-        entry = resolve_location(layer.locations, target, lambda i, e: directories((i, ""), e))
+        entry = self._places(context, "").resolve(target)
         if entry is not None:
             return entry.policy, entry.key
         if layer.default_policy is not None:
             return layer.default_policy, "defaultPolicy"
-        entry = resolve_location(layer.fallback, target, lambda i, e: directories((i, "default"), e))
+        entry = self._places(context, "default").resolve(target)
         if entry is not None:
             return entry.policy, entry.key
         if layer.fallback_policy is not None:
             return layer.fallback_policy, "defaultPolicy"
         return None
+
+    def _places(self, context: Context, which: str) -> LocationIndex:
+        """The layer's own locations (``which`` empty) or those of the default it falls back on,
+        indexed by their directories as spelt for the context's working directory (memoized)."""
+        key = (which, context.cwd, paths.CASE_INSENSITIVE)
+        index = self._location_indexes.get(key)
+        if index is None:
+            if len(self._location_indexes) > 64:
+                self._location_indexes.clear()
+            locations = self.layer.fallback if which else self.layer.locations
+
+            def directories(position: int, entry: LocationEntry) -> tuple[str, ...]:
+                spelled = self._directories.get(((position, which), context.cwd))
+                if spelled is None:
+                    spelled = context.spell(location_directory(entry, context.cwd, context.home))
+                    self._directories[(position, which), context.cwd] = spelled
+                return spelled
+
+            index = self._location_indexes[key] = LocationIndex(locations, directories)
+        return index
 
     def _named(self, located: tuple[str, str]) -> str:
         """The name of the located policy (its key in the layer may differ: config/compile.py)."""

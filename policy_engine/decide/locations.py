@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..paths import inside, normalize
+from ..paths import ancestor_keys, component_key, inside, normalize
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
@@ -41,3 +41,48 @@ def resolve_location(
             if len(directory) > best_length and inside(target, directory):
                 best, best_length = entry, len(directory)
     return best
+
+
+class LocationIndex:
+    """Locations indexed by their directories, so that the one holding a path is found by walking
+    the path's components up (a handful of lookups) instead of trying every location: a tree walk
+    reaches every location below it, and each of those must be located in turn. Resolves exactly
+    as :func:`resolve_location` does (the longest spelling holding the path; the first of equals)."""
+
+    __slots__ = ("_by_key", "_loose")
+
+    def __init__(
+        self,
+        locations: tuple[LocationEntry, ...],
+        directories: Callable[[int, LocationEntry], tuple[str, ...]],
+    ) -> None:
+        # Each spelling with its place in resolve_location's order, which settles ties.
+        self._by_key: dict[str, list[tuple[int, str, LocationEntry]]] = {}
+        self._loose: list[tuple[int, str, LocationEntry]] = []  # relative spellings: tried each time
+        order = 0
+        for index, entry in enumerate(locations):
+            for directory in directories(index, entry):
+                spelled = (order, directory, entry)
+                order += 1
+                if directory.startswith("/"):
+                    self._by_key.setdefault(component_key(directory), []).append(spelled)
+                else:
+                    self._loose.append(spelled)
+
+    def resolve(self, target: str) -> LocationEntry | None:
+        """The entry whose directory holds ``target`` with the longest spelling, or None."""
+        if self._loose or not target.startswith("/"):
+            candidates = [*self._loose, *(spelled for group in self._by_key.values() for spelled in group)]
+        else:
+            candidates = []
+            for key in ancestor_keys(component_key(target)):
+                group = self._by_key.get(key)
+                if group is not None:
+                    candidates += group
+        best: tuple[int, str, LocationEntry] | None = None
+        for spelled in candidates:
+            if inside(target, spelled[1]) and (
+                best is None or (len(spelled[1]), -spelled[0]) > (len(best[1]), -best[0])
+            ):
+                best = spelled
+        return best[2] if best is not None else None

@@ -18,9 +18,9 @@ import os
 import re
 from functools import lru_cache
 
-from .. import paths
+from .. import paths, trees
 from ..model import TreeKind
-from ..paths import fold, inside
+from ..paths import ancestor_keys, component_key, fold, inside
 from ..record import Record
 
 TYPE_CHECKING = False  # not typing's: see record.py
@@ -104,6 +104,81 @@ def _place(directory: str, relative: str) -> str:
     return directory + relative if directory.endswith("/") else f"{directory}/{relative}"
 
 
+class Shield:
+    """The guards placed for one home, project root and working directory, indexed so that a path
+    is checked against all of them at once rather than one by one: a guard that names one place is
+    found by walking the path's components up through a dictionary of places, and the patterns
+    written against each base directory are tried as one combined regex first (most paths match
+    none). Whatever the index proposes is confirmed by :func:`matches`, so the answer is the same
+    as asking every guard in turn."""
+
+    __slots__ = ("_bases", "_by_sense", "_case", "_order", "_places", "_unindexed", "guards")
+
+    def __init__(self, placed: tuple[Guard, ...]) -> None:
+        self.guards = placed
+        self._case = paths.CASE_INSENSITIVE  # what the index was folded for (tests change it)
+        self._order = {guard: index for index, guard in enumerate(placed)}
+        self._by_sense: dict[str, tuple[Guard, ...]] = {}
+        self._places: dict[str, list[Guard]] = {}
+        self._unindexed: list[Guard] = []  # places that are not absolute: tried one by one
+        patterned: dict[str, list[Guard]] = {}
+        for guard in placed:
+            if guard.entry.exact and guard.entry.anchor != "anywhere":
+                if guard.place.startswith("/"):
+                    self._places.setdefault(component_key(guard.place), []).append(guard)
+                else:
+                    self._unindexed.append(guard)
+            else:
+                patterned.setdefault(guard.base, []).append(guard)
+        self._bases = [(base, _combined(group), group) for base, group in patterned.items()]
+
+    def for_sense(self, sense: str) -> tuple[Guard, ...]:
+        """The guards that apply to an access of ``sense``, in the order they were placed."""
+        found = self._by_sense.get(sense)
+        if found is None:
+            found = self._by_sense[sense] = tuple(g for g in self.guards if sense in g.entry.senses)
+        return found
+
+    def naming(self, path: str) -> list[Guard]:
+        """The guards whose pattern names ``path`` itself, in the order they were placed."""
+        if self._case is not paths.CASE_INSENSITIVE:
+            self.__init__(self.guards)  # type: ignore[misc]
+        found = [guard for guard in self._unindexed if _matches(guard, path)]
+        if not self._places:
+            pass
+        elif path.startswith("/"):
+            for key in ancestor_keys(component_key(path)):
+                found += [guard for guard in self._places.get(key, ()) if _matches(guard, path)]
+        else:
+            found += [guard for group in self._places.values() for guard in group if _matches(guard, path)]
+        folded = fold(path)
+        for base, combined, group in self._bases:
+            if folded == fold(base):
+                relative = ""
+            elif inside(path, base):
+                relative = path[len(base.rstrip("/")) + 1 :]
+            else:
+                continue
+            if combined is None or combined.match(relative) or combined.match(relative + "/"):
+                found += [guard for guard in group if _matches(guard, path)]
+        if len(found) > 1:
+            found.sort(key=self._order.__getitem__)
+        return found
+
+
+def _combined(group: list[Guard]) -> re.Pattern[str] | None:
+    """One regex that matches where any of ``group``'s patterns does (their named groups made
+    plain: the names repeat), or None when they cannot be combined (then each is tried)."""
+    plain = [_GROUP_NAME.sub("(?:", guard.entry.regex) for guard in group]
+    try:
+        return _regex("|".join(f"(?:{source})" for source in dict.fromkeys(plain)), paths.CASE_INSENSITIVE)
+    except re.error:
+        return None
+
+
+_GROUP_NAME = re.compile(r"\(\?P<\w+>")
+
+
 def matches(guard: Guard, path: str) -> bool:
     """Whether ``guard``'s pattern names ``path`` itself (as a file or as a directory)."""
     return _matches(guard, path)
@@ -160,7 +235,17 @@ class Search:
         None when the search ran out of entries first."""
         key = (wanted, directory, hidden, names, ignoring, following, skips)
         if key not in self._found:
-            self._found[key] = self._walk(wanted, directory, hidden, names, ignoring, following, skips)
+            spent = trees.gave_up(key) if self.left >= WALK_LIMIT else None
+            if spent is not None:
+                self.left -= spent  # as the walk would: the call's other searches get the rest
+                self._found[key] = None
+            else:
+                budget = self.left
+                found = self._found[key] = self._walk(
+                    wanted, directory, hidden, names, ignoring, following, skips
+                )
+                if found is None and budget >= WALK_LIMIT:  # the tree's own budget ran out
+                    trees.give_up(key, budget - self.left)
         return self._found[key]
 
     def _walk(
@@ -174,6 +259,7 @@ class Search:
         skips: Skips,
     ) -> dict[Guard, bool] | None:
         missing = list(wanted)
+        lookout = Shield(wanted)  # only what is looked for: a tree's entries are many
         limit = min(WALK_LIMIT, self.left)
         seen = 0
         pending = [directory]
@@ -195,7 +281,7 @@ class Search:
                             if skips is not None and _skipped(item.name, descend, skips):
                                 continue  # the command skips it (grep --exclude, --exclude-dir)
                             if names is None or named(item.name, names):
-                                matched = [g for g in missing if _matches(g, item.path)]
+                                matched = [g for g in lookout.naming(item.path) if g in missing]
                                 if matched and ignoring and _git_ignores(item.path):
                                     matched, descend = [], False  # ripgrep skips it and its contents
                                 hits += matched
@@ -215,11 +301,18 @@ class Search:
             return True
         if not os.path.isdir(place):
             return False
+        key = ("holds", place, names)
+        spent = trees.gave_up(key) if self.left >= WALK_LIMIT else None
+        if spent is not None:
+            self.left -= spent
+            return None
         limit, seen = min(WALK_LIMIT, self.left), 0
         try:
             for _, directories, files in os.walk(place):
                 seen += len(directories) + len(files)
                 if seen > limit:
+                    if limit == WALK_LIMIT:  # the tree's own budget ran out, not the call's
+                        trees.give_up(key, seen)
                     return None
                 if any(named(name, names) for name in (*directories, *files)):
                     return True
@@ -229,7 +322,7 @@ class Search:
 
 
 def protections_hit(
-    placed: tuple[Guard, ...], path: str, sense: str, tree: Walk | None, search: Search
+    shield: Shield, path: str, sense: str, tree: Walk | None, search: Search
 ) -> list[tuple[Protection, str]]:
     """The patterns that protect ``path`` (one spelling of it) against an access of ``sense``, each
     with how: ``PATH`` itself, or ``UNDER``/``UNSEARCHED`` for a directory that ``tree`` walks
@@ -238,33 +331,30 @@ def protections_hit(
     names, only the entries so named, find's -name)."""
     if tree is not None and not os.path.isdir(path):
         tree = None  # nothing is under a file, or under a directory that is not there
-    skips: Skips = None
-    hidden: bool | None = None
-    names: tuple[str, ...] | None = None
-    ignoring = following = written = False
-    if tree is not None:
-        if tree.skip_files or tree.skip_directories:
-            skips = (tree.skip_files, tree.skip_directories)
-        kind = tree.kind
-        ignoring = kind is TreeKind.GIT and _in_work_tree(path)  # ripgrep --hidden
-        following = kind is TreeKind.FOLLOW  # through the symbolic links inside too (grep -R, rg -L)
-        written = kind is TreeKind.INTO  # what lands there may overwrite any file (.git/config, .env)
-        hidden = kind is not TreeKind.VISIBLE
-        names = tree.names or None
+    if tree is None:
+        return [(guard.entry, PATH) for guard in shield.naming(path) if sense in guard.entry.senses]
+    skips: Skips = (
+        (tree.skip_files, tree.skip_directories) if tree.skip_files or tree.skip_directories else None
+    )
+    kind = tree.kind
+    ignoring = kind is TreeKind.GIT and _in_work_tree(path)  # ripgrep --hidden
+    following = kind is TreeKind.FOLLOW  # through the symbolic links inside too (grep -R, rg -L)
+    written = kind is TreeKind.INTO  # what lands there may overwrite any file (.git/config, .env)
+    hidden = kind is not TreeKind.VISIBLE
+    names = tree.names or None
     hows: dict[Guard, str | None] = {}  # how each guard protects the path (None: it does not)
     wanted = []  # the guards whose pattern must be looked for in the tree
-    for guard in placed:
-        if sense not in guard.entry.senses:
-            continue
-        if _matches(guard, path):
+    named_here = shield.naming(path)
+    for guard in shield.for_sense(sense):
+        if guard in named_here:
             hows[guard] = PATH
-        elif hidden is not None:
+        else:
             holds = _tree_holds(guard, path, hidden, written or sense in _SEARCHED, names, search)
             if holds == SEARCH or (following and holds is False):  # a link inside may lead to it
                 wanted.append(guard)
             hows[guard] = UNSEARCHED if holds is None else UNDER if holds is True else None
     if wanted:
-        found = search.finds(tuple(wanted), path, bool(hidden), names, ignoring, following, skips)
+        found = search.finds(tuple(wanted), path, hidden, names, ignoring, following, skips)
         hit = UNDER if names is None else SOUGHT
         for guard in wanted:
             hows[guard] = UNSEARCHED if found is None else hit if found[guard] else None

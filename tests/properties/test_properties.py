@@ -121,3 +121,36 @@ def test_json_with_comments_reads_as_json5_does(data, indent, noise: list[str], 
         return
     got = _plain_json(text)
     assert got is _NOT_PLAIN or join_surrogates(got) == join_surrogates(expected)
+
+
+# Directories spelt the ways locations and targets reach the index: nested, with doubled and
+# trailing slashes, the root itself, and (rarely) relative.
+_PART = st.sampled_from(["a", "b", "ab", "A", ".x"])
+_SPELLED = st.builds(
+    lambda parts, lead, tail, double: (lead + ("//" if double else "/").join(parts) + tail) or "/",
+    st.lists(_PART, max_size=4),
+    st.sampled_from(["/", "/", "/", ""]),
+    st.sampled_from(["", "", "/"]),
+    st.booleans(),
+)
+
+
+@settings(max_examples=400)
+@given(st.lists(st.lists(_SPELLED, min_size=1, max_size=2), max_size=8), st.lists(_SPELLED, max_size=6))
+def test_the_location_index_resolves_as_trying_every_location(
+    spellings: list[list[str]], targets: list[str]
+) -> None:
+    """LocationIndex walks a path's components up a dictionary; the definition tries every
+    location in order. They must pick the same entry for any target (ties included)."""
+    from policy_engine.config.compiled import LocationEntry
+    from policy_engine.decide.locations import LocationIndex, resolve_location
+    from policy_engine.model import Origin
+
+    entries = tuple(LocationEntry(f"k{i}", f"p{i}", Origin("f", 1, 1, "")) for i in range(len(spellings)))
+
+    def directories(index: int, entry: LocationEntry) -> tuple[str, ...]:
+        return tuple(spellings[index])
+
+    index = LocationIndex(entries, directories)
+    for target in targets:
+        assert index.resolve(target) == resolve_location(entries, target, directories), target

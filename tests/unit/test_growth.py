@@ -4,6 +4,7 @@ reads) is worked out once, not once per operand. Counted, not timed: the benchma
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,43 @@ def test_a_command_with_thousands_of_operands_is_matched_once_per_policy(
     # Once per policy that holds an operand (and once more if the line is judged again confined).
     assert counts["match"] <= 4, counts
     assert counts["read_only"] <= 8, counts
+
+
+LOCATIONS = 1000
+
+
+def test_a_walk_over_a_thousand_locations_locates_each_by_its_own_path(
+    sandbox: Sandbox, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`find . -delete` reaches every location below the cwd, and each is located in turn: by
+    walking its path up an index, not by trying all the locations (a million comparisons)."""
+
+    names = [f"m{i}" for i in range(LOCATIONS)]
+    for name in names:
+        (project / name).mkdir()
+    config = sandbox.write(
+        "many.jsonc",
+        '{ "policies": { "open": { "defaultAction": "allow" }, "shut": { "defaultAction": "deny" } },'
+        ' "defaultPolicy": "open", "locations": {'
+        + ", ".join(f'"$cwd/{name}": "{"shut" if name == "m777" else "open"}"' for name in names)
+        + "} }",
+    )
+    engine = sandbox.engine(config, cwd=project)
+    line = bash("find . -name '*.o' -delete", project)
+    engine.evaluate(line)  # the indexes built, as in a long-lived engine
+    calls = 0
+
+    def count(frame: object, event: str, argument: object) -> None:
+        nonlocal calls
+        calls += event == "call"
+
+    sys.setprofile(count)
+    try:
+        decision = engine.evaluate(line)
+    finally:
+        sys.setprofile(None)
+    assert decision.action is Action.DENY, decision.reason  # m777's policy, found among a thousand
+    assert "m777" in decision.reason
+    # Python calls made: some dozens per location reached (it was thousands: every location tried
+    # for each).
+    assert calls <= 100 * LOCATIONS, calls

@@ -20,7 +20,7 @@ PACKAGE = REPO / "policy_engine"
 # The stages, lowest first: cli -> hook -> policyfiles -> engine -> decisionlog -> explain ->
 # sandbox -> decide -> session -> analysis -> config -> agents -> the base modules.
 STAGES: tuple[tuple[str, ...], ...] = (
-    ("model", "record", "errors", "paths", "globs", "version", "fileio"),
+    ("model", "record", "errors", "paths", "globs", "version", "fileio", "trees"),
     ("agents",),
     ("config",),
     ("analysis",),

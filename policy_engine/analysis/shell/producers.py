@@ -27,6 +27,7 @@ import posixpath
 import re
 from collections.abc import Mapping
 
+from ... import trees
 from ...model import WHOLE_TREE, TreeKind, Walk
 from .contents import dot_git
 
@@ -301,6 +302,9 @@ def _clean(root: str, dash_top: bool, skip_git: bool) -> bool:
     ``dash_top``, start with a dash at the top (paths printed without ./ in front)."""
     if not os.path.isdir(root):
         return not _UNSAFE.search(os.path.basename(root))
+    key = ("clean", root, dash_top, skip_git)
+    if trees.gave_up(key) is not None:
+        return False
     pending, seen = [root], 0
     while pending:
         current = pending.pop()
@@ -308,7 +312,10 @@ def _clean(root: str, dash_top: bool, skip_git: bool) -> bool:
             with os.scandir(current) as listing:
                 for item in listing:
                     seen += 1
-                    if seen > SCAN_LIMIT or _UNSAFE.search(item.name):
+                    if seen > SCAN_LIMIT:
+                        trees.give_up(key, seen)
+                        return False
+                    if _UNSAFE.search(item.name):
                         return False
                     if dash_top and current == root and item.name.startswith("-"):
                         return False
