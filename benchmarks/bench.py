@@ -67,26 +67,62 @@ def percentile(sorted_values: list[float], fraction: float) -> float:
     return sorted_values[index]
 
 
-def bench_evaluation(config: Path, lines: list[str], cwd: str) -> dict[str, float]:
+def per_line(timings: list[float]) -> dict[str, float]:
+    """Median, p90, p99, mean and max of per-line times (µs)."""
+    ordered = sorted(timings)
+    return {
+        "lines": len(ordered),
+        "median_us": statistics.median(ordered),
+        "p90_us": percentile(ordered, 0.90),
+        "p99_us": percentile(ordered, 0.99),
+        "mean_us": statistics.fmean(ordered),
+        "max_us": ordered[-1],
+    }
+
+
+def bench_evaluation(
+    corpora: dict[str, list[str]], policies: dict[str, Path | None]
+) -> dict[tuple[str, str], dict[str, float]]:
+    """Per-line figures of each corpus under each policy, judged as bash calls in a real project
+    tree (the agent-workload repository: git history, a .env, sources) under a fake home, by one
+    Engine per policy that lives through all lines, as the daemon's does."""
+    import tempfile
+
+    sys.path[:0] = [str(REPO / "tests"), str(REPO / "tests" / "corpus")]
+    from test_agent_workload import build_repository, machine
+
     from policy_engine import Engine, ToolCall
 
-    engine = Engine(str(config), cwd=cwd)
-    calls = [ToolCall("bash", {"command": line}, cwd) for line in lines]
-    for call in calls[:200]:  # warm the rule indexes and regex caches, as a long-lived engine has them
-        engine.evaluate(call)
-    timings = []
+    results: dict[tuple[str, str], dict[str, float]] = {}
     clock = time.perf_counter_ns
-    for call in calls:
-        start = clock()
-        engine.evaluate(call)
-        timings.append((clock() - start) / 1000)
-    timings.sort()
-    return {
-        "calls": len(timings),
-        "median_us": statistics.median(timings),
-        "p99_us": percentile(timings, 0.99),
-        "max_us": timings[-1],
-    }
+    with tempfile.TemporaryDirectory(prefix="policy-bench-evaluation-") as scratch:
+        env = machine(Path(scratch))
+        repository = str(build_repository(Path(scratch) / "work" / "app", env))
+        for policy, config in policies.items():
+            engine = Engine(str(config) if config else None, cwd=repository, env=env)
+            for corpus, lines in corpora.items():
+                calls = [
+                    ToolCall("bash", {"command": line.replace("{repo}", repository)}, repository)
+                    for line in lines
+                ]
+                for call in calls[:200]:  # warm the rule indexes and regex caches, as a long-lived engine
+                    engine.evaluate(call)
+                timings = []
+                for call in calls:
+                    start = clock()
+                    engine.evaluate(call)
+                    timings.append((clock() - start) / 1000)
+                results[policy, corpus] = per_line(timings)
+    return results
+
+
+def agent_lines() -> list[str]:
+    """The agent-workload corpus's command lines (tests/corpus/agent-workload), its {repo} placeholder
+    left as written."""
+    sys.path[:0] = [str(REPO / "tests"), str(REPO / "tests" / "corpus")]
+    from test_agent_workload import load_lines
+
+    return [line.command for line in load_lines()]
 
 
 def bench_analysis(lines: list[str], cwd: str) -> dict[str, float]:
@@ -195,6 +231,16 @@ def bench_hook(config: Path, runs: int, cwd: str) -> dict[str, float]:
         )
 
     plain = payload("Bash", {"command": PLAIN})
+    # The first call after a policy edit: a copy of the policy, changed before each run, so that its
+    # compiled cache misses (the command knowledge, compiled per version, stays warm).
+    edited = Path(scratch) / "edited.jsonc"
+    edited_text = config.read_text(encoding="utf-8")
+    edits = iter(range(1_000_000))
+
+    def edit() -> None:
+        edited.write_text(f"{edited_text}\n// edit {next(edits)}\n", encoding="utf-8")
+
+    edit()
     from policy_engine.hook.install import executable
 
     hook = [*executable(), "hook", "--agent", "claude"]  # the command `policy install` writes
@@ -209,11 +255,14 @@ def bench_hook(config: Path, runs: int, cwd: str) -> dict[str, float]:
             "direct_read": (hook, direct, payload("Read", {"file_path": f"{cwd}/README.md"})),
             "direct_parsed": (hook, direct, payload("Bash", {"command": PARSED})),
             "daemon": (hook, dict(env, POLICY_ENGINE_DAEMON="1"), plain),
+            "cold": (hook, dict(direct, POLICY_ENGINE_CONFIG=str(edited)), plain),
             "bare": ([sys.executable, "-c", "pass"], env, plain),
         }
         times: dict[str, list[float]] = {name: [] for name in kinds}
         for round_ in range(runs + 2):
             for name, (command, kind_env, text) in kinds.items():
+                if name == "cold":
+                    edit()
                 start = time.perf_counter()
                 subprocess.run(command, input=text, text=True, env=kind_env, capture_output=True, check=False)
                 if round_ >= 2:  # the first two rounds warm bytecode, caches and the daemon
@@ -360,6 +409,39 @@ def bench_growth(rounds: int = 3) -> dict[str, dict[int, float]]:
     return results
 
 
+def bench_locations(rounds: int = 5) -> dict[int, float]:
+    """Median ms of one evaluation of `find . -name '*.o' -delete` in a project with N locations
+    below it (each a directory the walk reaches, each located in turn): linear in N, not square."""
+    import json
+    import tempfile
+
+    from policy_engine import Engine, ToolCall
+
+    results: dict[int, float] = {}
+    for count in (10, 100, 1_000, 10_000):
+        with tempfile.TemporaryDirectory(prefix="policy-bench-locations-") as scratch:
+            project = Path(scratch) / "app"
+            (project / ".git").mkdir(parents=True)
+            for index in range(count):
+                (project / f"m{index}").mkdir()
+            config = Path(scratch) / "many.jsonc"
+            policies = {"open": {"defaultAction": "allow"}}
+            locations = {f"$cwd/m{index}": "open" for index in range(count)}
+            config.write_text(
+                json.dumps({"policies": policies, "defaultPolicy": "open", "locations": locations})
+            )
+            engine = Engine(str(config), cwd=str(project))
+            call = ToolCall("bash", {"command": "find . -name '*.o' -delete"}, str(project))
+            engine.evaluate(call)  # warm: the location index is built once per working directory
+            timings = []
+            for _ in range(rounds):
+                start = time.perf_counter()
+                engine.evaluate(call)
+                timings.append((time.perf_counter() - start) * 1000)
+            results[count] = statistics.median(timings)
+    return results
+
+
 def bench_memory(config: Path, calls: int, lines: list[str]) -> dict[str, float]:
     """RSS (MiB) of the daemon's per-request path before and after ``calls`` hook calls, in this
     process: Claude Code payloads of corpus commands, in 40 working directories (more than the
@@ -430,7 +512,7 @@ def main() -> int:
         "--only",
         default="",
         help="comma-separated sections to run (evaluation, inline, startup, hook, "
-        "workload, glob, growth, memory); default: all but memory, which needs --memory",
+        "workload, glob, growth, locations, memory); default: all but memory, which needs --memory",
     )
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
@@ -462,9 +544,17 @@ def main() -> int:
         report_glob(args)
     if wanted("growth"):
         report_growth()
+    if wanted("locations"):
+        report_locations()
     if args.memory and (not only or "memory" in only):
         report_memory(args, lines)
     return 0
+
+
+def report_locations() -> None:
+    times = bench_locations()
+    sizes = ", ".join(f"{count:,} {ms:.1f} ms" for count, ms in times.items())
+    print(f"locations: `find . -name '*.o' -delete` over N locations below the cwd, one evaluation: {sizes}")
 
 
 def report_growth() -> None:
@@ -476,12 +566,15 @@ def report_growth() -> None:
 
 
 def report_evaluation(args: argparse.Namespace, lines: list[str]) -> None:
-    evaluation = bench_evaluation(args.config, lines, args.cwd)
-    print(
-        f"evaluation: {evaluation['calls']} corpus command lines against {args.config.name}: "
-        f"median {evaluation['median_us']:.1f} µs, p99 {evaluation['p99_us']:.1f} µs, "
-        f"max {evaluation['max_us']:.0f} µs"
-    )
+    policies = {"default": None, args.config.name: args.config}
+    corpora = {"tldr+nl2bash": lines, "agent workload": agent_lines()}
+    print("evaluation (µs per line, one Engine per policy, in a real project tree):")
+    for (policy, corpus), figures in bench_evaluation(corpora, policies).items():
+        print(
+            f"  {corpus}, {figures['lines']} lines, {policy}: median {figures['median_us']:.1f}, "
+            f"p90 {figures['p90_us']:.1f}, p99 {figures['p99_us']:.1f}, mean {figures['mean_us']:.1f}, "
+            f"max {figures['max_us']:.0f}"
+        )
     analysis = bench_analysis(lines, args.cwd)
     print(
         f"shell analysis alone: median {analysis['median_us']:.1f} µs, "
@@ -525,7 +618,8 @@ def report_hook(args: argparse.Namespace) -> None:
         f"  `{PLAIN}` without the daemon: {measured('direct')}\n"
         f"  a Read without the daemon: {measured('direct_read')}\n"
         f"  `{PARSED}` (parsed) without the daemon: {measured('direct_parsed')}\n"
-        f"  `{PLAIN}` with the daemon: {measured('daemon')}"
+        f"  `{PLAIN}` with the daemon: {measured('daemon')}\n"
+        f"  `{PLAIN}` without the daemon, the policy just edited (cold compiled cache): {measured('cold')}"
     )
 
 
