@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import Sandbox, bash, tool
@@ -293,6 +294,56 @@ def test_a_tree_too_large_to_search_is_a_doubt(sandbox: Sandbox, monkeypatch: py
     decision = sandbox.engine(config).evaluate(bash("grep -r x big", sandbox.root))
     assert decision.action is Action.ASK
     assert "too large to search" in decision.reason
+
+
+def test_a_search_that_gave_up_is_not_walked_again_for_a_while(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`grep -r x /` spends the whole budget on every call: a long-lived engine remembers for
+    trees.FRESH_SECONDS that the same search of the same tree gave up (and answers the same),
+    then walks again; a search that finished is walked every time."""
+    from policy_engine import trees
+    from policy_engine.decide import protect
+
+    monkeypatch.setattr(protect, "WALK_LIMIT", 5)
+    trees.forget()
+    big, small = sandbox.project("big"), sandbox.project("small")
+    for number in range(10):
+        (big / f"f{number}.txt").write_text("x")
+    (small / "f.txt").write_text("x")
+    config = sandbox.write(
+        "policy.jsonc",
+        '{ "policies": { "p": { "defaultAction": "allow" } }, "defaultPolicy": "p", '
+        '"pathProtection": { "*.key": "deny" } }',
+    )
+    engine = sandbox.engine(config)
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def counted(path: str) -> Any:
+        listed.append(path)
+        return scandir(path)
+
+    monkeypatch.setattr(protect.os, "scandir", counted)
+    now = [1000.0]
+    monkeypatch.setattr(trees.time, "monotonic", lambda: now[0])
+
+    def searches(command: str) -> tuple[Action, int]:
+        listed.clear()
+        decision = engine.evaluate(bash(command, sandbox.root))
+        return decision.action, listed.count(str(big)) + listed.count(str(small))
+
+    assert searches("grep -r x big") == (Action.ASK, 1)  # walked, gave up
+    assert searches("grep -r x big") == (Action.ASK, 0)  # remembered: the same answer, no walk
+    now[0] += trees.FRESH_SECONDS + 1
+    assert searches("grep -r x big") == (Action.ASK, 1)  # forgotten: walked again
+    for number in range(10):
+        (big / f"f{number}.txt").unlink()
+    now[0] += trees.FRESH_SECONDS + 1
+    assert searches("grep -r x big") == (Action.ALLOW, 1)  # small enough now
+    assert searches("grep -r x small") == (Action.ALLOW, 1)
+    assert searches("grep -r x small") == (Action.ALLOW, 1)  # finished searches are never remembered
+    trees.forget()
 
 
 def test_a_long_lived_engine_sees_a_protected_file_that_appears_later(sandbox: Sandbox) -> None:
