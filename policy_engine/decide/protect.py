@@ -25,6 +25,7 @@ from ..record import Record
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, Final, Literal, TypeAlias
 
     # The names a walk skips: file globs and directory globs (Walk.skip_files, .skip_directories).
@@ -132,6 +133,28 @@ class Shield:
                 patterned.setdefault(guard.base, []).append(guard)
         self._bases = [(base, _combined(group), group) for base, group in patterned.items()]
 
+    def under(self, directory: str) -> Callable[[str], list[Guard]]:
+        """:meth:`naming` for the entries below ``directory`` (a tree being walked): where every
+        base holds the directory, each entry's path relative to a base is a slice at a known
+        place, and only the combined regexes are tried before a guard is confirmed."""
+        if self._case is not paths.CASE_INSENSITIVE:
+            self.__init__(self.guards)  # type: ignore[misc]
+        if self._places or self._unindexed or not all(inside(directory, base) for base, _, _ in self._bases):
+            return self.naming
+        cuts = [(len(base.rstrip("/")) + 1, combined, group) for base, combined, group in self._bases]
+
+        def naming(path: str) -> list[Guard]:
+            found: list[Guard] = []
+            for cut, combined, group in cuts:
+                relative = path[cut:]
+                if combined is None or combined.match(relative) or combined.match(relative + "/"):
+                    found += [guard for guard in group if _matches(guard, path)]
+            if len(found) > 1:
+                found.sort(key=self._order.__getitem__)
+            return found
+
+        return naming
+
     def for_sense(self, sense: str) -> tuple[Guard, ...]:
         """The guards that apply to an access of ``sense``, in the order they were placed."""
         found = self._by_sense.get(sense)
@@ -164,6 +187,14 @@ class Shield:
         if len(found) > 1:
             found.sort(key=self._order.__getitem__)
         return found
+
+
+def _names_matcher(names: tuple[str, ...] | None) -> Callable[[str], object] | None:
+    """:func:`named` for one walk: the globs as one regex (fnmatchcase is a match of each glob's
+    translation); None when the walk is not narrowed to names."""
+    if names is None:
+        return None
+    return _regex("|".join(f"(?:{fnmatch.translate(glob)})" for glob in names), False).match
 
 
 def _combined(group: list[Guard]) -> re.Pattern[str] | None:
@@ -259,7 +290,8 @@ class Search:
         skips: Skips,
     ) -> dict[Guard, bool] | None:
         missing = list(wanted)
-        lookout = Shield(wanted)  # only what is looked for: a tree's entries are many
+        naming = Shield(wanted).under(directory)  # only what is looked for: a tree's entries are many
+        sought = _names_matcher(names)
         limit = min(WALK_LIMIT, self.left)
         seen = 0
         pending = [directory]
@@ -272,20 +304,24 @@ class Search:
                             seen += 1
                             if seen > limit:
                                 return None
-                            if not hidden and item.name.startswith("."):
+                            name = item.name
+                            if not hidden and name.startswith("."):
                                 continue
                             hits = []
                             if following and item.is_symlink():
                                 hits = [g for g in missing if _leads_to(g, item.path)]
                             descend = item.is_dir(follow_symlinks=False)
-                            if skips is not None and _skipped(item.name, descend, skips):
+                            if skips is not None and _skipped(name, descend, skips):
                                 continue  # the command skips it (grep --exclude, --exclude-dir)
-                            if names is None or named(item.name, names):
-                                matched = [g for g in lookout.naming(item.path) if g in missing]
+                            if sought is None or sought(name):
+                                matched = naming(item.path)
+                                if matched:
+                                    matched = [g for g in matched if g in missing]
                                 if matched and ignoring and _git_ignores(item.path):
                                     matched, descend = [], False  # ripgrep skips it and its contents
                                 hits += matched
-                            missing = [g for g in missing if g not in hits]
+                            if hits:
+                                missing = [g for g in missing if g not in hits]
                             if descend:
                                 pending.append(item.path)
                 except OSError:
