@@ -387,13 +387,12 @@ class Engine:
         """The decision for a command that is our own sandbox wrapper around a script: the script's,
         as run confined (nothing to rewrite), when wrapping the script now makes exactly this
         command; None for any other command (judged as it is)."""
-        from .sandbox.wrap import candidate, script_of
+        from .sandbox.wrap import candidate, script_in
 
         command = call.input.get("command") if isinstance(call.input, Mapping) else None
         if not isinstance(command, str) or not candidate(command):
             return None
-        atoms = self._shell(command, call.workdir or call.cwd)
-        script = next((s for atom in atoms if (s := script_of(atom.words)) is not None), None)
+        script = script_in(command)
         if script is None:
             return None
         inner = self._decide(call._replace(input={**call.input, "command": script}), recheck=False)

@@ -10,6 +10,7 @@ script would make now (engine.py), never by its look alone.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 
 from ..record import Record
@@ -59,3 +60,24 @@ def script_of(words: Sequence[str]) -> str | None:
     if len(words) >= 4 and os.path.basename(words[0]) in PROGRAMS and words[-2] == "-c":
         return words[-1]
     return None
+
+
+def script_in(command: str) -> str | None:
+    """The script ``command`` would run if it were one of our wrappers: the word after `` -c ``
+    that ends the command (or comes before our status suffix), unquoted as :func:`shlex.quote`
+    quotes (cheap: no parse, no analysis). Only a candidate: the command is ours when wrapping this
+    script makes exactly it again (engine.py); a wrong reading here can only fail that comparison."""
+    start = command.find(" -c ")
+    while start >= 0:
+        found = _QUOTED.match(command, start + 4)
+        if found is not None:
+            rest = command[found.end() :]
+            if not rest or rest.startswith(f"; {STATUS}=$?; "):
+                quoted, bare = found.groups()
+                return bare if bare is not None else quoted.replace("'\"'\"'", "'")
+        start = command.find(" -c ", start + 1)
+    return None
+
+
+# A word as shlex.quote writes it: plain, or in single quotes with each ' spelled '"'"'.
+_QUOTED = re.compile(r"""'((?:[^']|'"'"')*)'|([\w@%+=:,./-]+)""", re.ASCII)

@@ -588,3 +588,21 @@ def test_the_default_runs_project_tasks_confined_where_it_can(sandbox: Sandbox) 
 
 if sys.platform != "linux":  # pragma: no cover - the suite runs on Linux
     pytestmark = pytest.mark.skip("the sandbox tests run on Linux")
+
+
+def test_the_script_of_a_wrapper_is_read_back_from_any_quoting() -> None:
+    """The engine recognises its own wrapper by reading the script after `-c` and wrapping it again
+    (engine.py compares the two): reading must give back any script shlex.quote wrote, with or
+    without the status suffix, and nothing for a line that goes on after the script."""
+    import shlex
+
+    from policy_engine.sandbox.wrap import STATUS, script_in
+
+    suffix = f"; {STATUS}=$?; rmdir -- /a 2>/dev/null; (exit ${STATUS})"
+    scripts = ["ls", "", "echo hi; ls", "it's", "bash -c 'ls' -c x", "a'b'c", "x\ny", "é", "--x"]
+    for script in scripts:
+        for end in ("", suffix):
+            line = f"bwrap --bind '/a -c b' /x -- bash -c {shlex.quote(script)}{end}"
+            assert script_in(line) == script, line
+    assert script_in("bwrap -- bash -c 'x' && rm -rf /") is None
+    assert script_in("bwrap -- bash -c 'x") is None
