@@ -11,6 +11,10 @@ import re
 import sys
 from collections.abc import Iterator
 
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from typing import Any
+
 # macOS and Windows file systems ignore case by default (`cat ~/.SSH/id_rsa` opens ~/.ssh/id_rsa):
 # there, paths are compared without regard to case. POLICY_ENGINE_CASE_INSENSITIVE=1 or 0 says so
 # for a file system the platform does not tell (a case-insensitive volume on Linux).
@@ -187,10 +191,10 @@ def fold(path: str) -> str:
     return path.lower() if CASE_INSENSITIVE else path
 
 
-def component_key(path: str) -> str:
+def _component_key(path: str) -> str:
     """An absolute ``path`` as an index of places keys it: folded, without doubled or trailing
-    slashes. Whenever ``inside(path, directory)``, ``component_key(directory)`` is among
-    ``ancestor_keys(component_key(path))``: an index looked up that way proposes every directory
+    slashes. Whenever ``inside(path, directory)``, ``_component_key(directory)`` is among
+    ``_ancestor_keys(_component_key(path))``: an index looked up that way proposes every directory
     that may hold a path (``inside`` confirms)."""
     folded = fold(path)
     while "//" in folded:
@@ -198,14 +202,52 @@ def component_key(path: str) -> str:
     return folded.rstrip("/") or "/"
 
 
-def ancestor_keys(key: str) -> Iterator[str]:
-    """``key`` (a :func:`component_key`) and each directory above it, up to ``/``."""
+def _ancestor_keys(key: str) -> Iterator[str]:
+    """``key`` (a :func:`_component_key`) and each directory above it, up to ``/``."""
     while True:
         yield key
         cut = key.rfind("/")
         if key == "/" or cut < 0:
             return
         key = key[:cut] or "/"
+
+
+class DirectoryIndex:
+    """Items filed under directories, found for an absolute path by its components: the items of
+    the path itself and of every directory above it (a proposal: :func:`inside` confirms). The
+    directories above the files of one directory are the same: what they hold is remembered per
+    parent, which is exact, because the index does not change once filled."""
+
+    __slots__ = ("_above", "_by_key")
+
+    def __init__(self) -> None:
+        self._by_key: dict[str, list[Any]] = {}
+        self._above: dict[str, list[Any]] = {}
+
+    def add(self, directory: str, item: Any) -> None:
+        """File ``item`` under the absolute ``directory``."""
+        self._by_key.setdefault(_component_key(directory), []).append(item)
+        self._above.clear()
+
+    def __bool__(self) -> bool:
+        return bool(self._by_key)
+
+    def everything(self) -> list[Any]:
+        return [item for items in self._by_key.values() for item in items]
+
+    def holding(self, path: str) -> list[Any]:
+        """The items filed under the absolute ``path`` or a directory above it."""
+        key = _component_key(path)
+        if key == "/":
+            return list(self._by_key.get("/", ()))
+        parent = key[: key.rfind("/")] or "/"
+        above = self._above.get(parent)
+        if above is None:
+            if len(self._above) >= 4096:
+                self._above.clear()
+            above = self._above[parent] = [i for k in _ancestor_keys(parent) for i in self._by_key.get(k, ())]
+        own = self._by_key.get(key)
+        return above + own if own else above
 
 
 def inside(path: str, directory: str) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..paths import ancestor_keys, component_key, inside, normalize
+from ..paths import DirectoryIndex, inside, normalize
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class LocationIndex:
     reaches every location below it, and each of those must be located in turn. Resolves exactly
     as :func:`resolve_location` does (the longest spelling holding the path; the first of equals)."""
 
-    __slots__ = ("_by_key", "_loose")
+    __slots__ = ("_index", "_loose")
 
     def __init__(
         self,
@@ -57,7 +57,7 @@ class LocationIndex:
         directories: Callable[[int, LocationEntry], tuple[str, ...]],
     ) -> None:
         # Each spelling with its place in resolve_location's order, which settles ties.
-        self._by_key: dict[str, list[tuple[int, str, LocationEntry]]] = {}
+        self._index = DirectoryIndex()
         self._loose: list[tuple[int, str, LocationEntry]] = []  # relative spellings: tried each time
         order = 0
         for index, entry in enumerate(locations):
@@ -65,20 +65,17 @@ class LocationIndex:
                 spelled = (order, directory, entry)
                 order += 1
                 if directory.startswith("/"):
-                    self._by_key.setdefault(component_key(directory), []).append(spelled)
+                    self._index.add(directory, spelled)
                 else:
                     self._loose.append(spelled)
 
     def resolve(self, target: str) -> LocationEntry | None:
         """The entry whose directory holds ``target`` with the longest spelling, or None."""
+        candidates: list[tuple[int, str, LocationEntry]]
         if self._loose or not target.startswith("/"):
-            candidates = [*self._loose, *(spelled for group in self._by_key.values() for spelled in group)]
+            candidates = [*self._loose, *self._index.everything()]
         else:
-            candidates = []
-            for key in ancestor_keys(component_key(target)):
-                group = self._by_key.get(key)
-                if group is not None:
-                    candidates += group
+            candidates = self._index.holding(target)
         best: tuple[int, str, LocationEntry] | None = None
         for spelled in candidates:
             if inside(target, spelled[1]) and (

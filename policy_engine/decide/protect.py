@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from .. import paths, trees
 from ..model import TreeKind
-from ..paths import ancestor_keys, component_key, fold, inside
+from ..paths import DirectoryIndex, fold, inside
 from ..record import Record
 
 TYPE_CHECKING = False  # not typing's: see record.py
@@ -120,18 +120,23 @@ class Shield:
         self._case = paths.CASE_INSENSITIVE  # what the index was folded for (tests change it)
         self._order = {guard: index for index, guard in enumerate(placed)}
         self._by_sense: dict[str, tuple[Guard, ...]] = {}
-        self._places: dict[str, list[Guard]] = {}
+        self._places = DirectoryIndex()  # the guards that name one place (and what is under it)
         self._unindexed: list[Guard] = []  # places that are not absolute: tried one by one
         patterned: dict[str, list[Guard]] = {}
         for guard in placed:
             if guard.entry.exact and guard.entry.anchor != "anywhere":
                 if guard.place.startswith("/"):
-                    self._places.setdefault(component_key(guard.place), []).append(guard)
+                    self._places.add(guard.place, guard)
                 else:
                     self._unindexed.append(guard)
             else:
                 patterned.setdefault(guard.base, []).append(guard)
-        self._bases = [(base, _combined(group), group) for base, group in patterned.items()]
+        # Per base directory: its folded spelling, the prefix of what lies below it (as inside()
+        # tests it), where a path's part relative to it starts, the combined regex, the guards.
+        self._bases = [
+            (base, fold(base), _below(fold(base)), len(base.rstrip("/")) + 1, _combined(group), group)
+            for base, group in patterned.items()
+        ]
 
     def under(self, directory: str) -> Callable[[str], list[Guard]]:
         """:meth:`naming` for the entries below ``directory`` (a tree being walked): where every
@@ -139,9 +144,9 @@ class Shield:
         place, and only the combined regexes are tried before a guard is confirmed."""
         if self._case is not paths.CASE_INSENSITIVE:
             self.__init__(self.guards)  # type: ignore[misc]
-        if self._places or self._unindexed or not all(inside(directory, base) for base, _, _ in self._bases):
+        if self._places or self._unindexed or not all(inside(directory, base[0]) for base in self._bases):
             return self.naming
-        cuts = [(len(base.rstrip("/")) + 1, combined, group) for base, combined, group in self._bases]
+        cuts = [(cut, combined, group) for _, _, _, cut, combined, group in self._bases]
 
         def naming(path: str) -> list[Guard]:
             found: list[Guard] = []
@@ -167,19 +172,15 @@ class Shield:
         if self._case is not paths.CASE_INSENSITIVE:
             self.__init__(self.guards)  # type: ignore[misc]
         found = [guard for guard in self._unindexed if _matches(guard, path)]
-        if not self._places:
-            pass
-        elif path.startswith("/"):
-            for key in ancestor_keys(component_key(path)):
-                found += [guard for guard in self._places.get(key, ()) if _matches(guard, path)]
-        else:
-            found += [guard for group in self._places.values() for guard in group if _matches(guard, path)]
+        if self._places:
+            held = self._places.holding(path) if path.startswith("/") else self._places.everything()
+            found += [guard for guard in held if _matches(guard, path)]
         folded = fold(path)
-        for base, combined, group in self._bases:
-            if folded == fold(base):
+        for _, folded_base, below, cut, combined, group in self._bases:
+            if folded == folded_base:
                 relative = ""
-            elif inside(path, base):
-                relative = path[len(base.rstrip("/")) + 1 :]
+            elif folded.startswith(below):  # inside(path, base), its spellings folded once
+                relative = path[cut:]
             else:
                 continue
             if combined is None or combined.match(relative) or combined.match(relative + "/"):
@@ -187,6 +188,11 @@ class Shield:
         if len(found) > 1:
             found.sort(key=self._order.__getitem__)
         return found
+
+
+def _below(directory: str) -> str:
+    """The prefix of every path strictly below ``directory`` (as :func:`paths.inside` has it)."""
+    return directory if directory.endswith("/") else directory + "/"
 
 
 def _names_matcher(names: tuple[str, ...] | None) -> Callable[[str], object] | None:

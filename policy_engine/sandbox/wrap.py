@@ -67,9 +67,10 @@ def script_in(command: str) -> str | None:
     that ends the command (or comes before our status suffix), unquoted as :func:`shlex.quote`
     quotes (cheap: no parse, no analysis). Only a candidate: the command is ours when wrapping this
     script makes exactly it again (engine.py); a wrong reading here can only fail that comparison."""
+    quoted_word = re.compile(_QUOTED, re.ASCII)  # compiled on first use (re keeps it): off the hook's import
     start = command.find(" -c ")
     while start >= 0:
-        found = _QUOTED.match(command, start + 4)
+        found = quoted_word.match(command, start + 4)
         if found is not None:
             rest = command[found.end() :]
             if not rest or rest.startswith(f"; {STATUS}=$?; "):
@@ -80,4 +81,4 @@ def script_in(command: str) -> str | None:
 
 
 # A word as shlex.quote writes it: plain, or in single quotes with each ' spelled '"'"'.
-_QUOTED = re.compile(r"""'((?:[^']|'"'"')*)'|([\w@%+=:,./-]+)""", re.ASCII)
+_QUOTED = r"""'((?:[^']|'"'"')*)'|([\w@%+=:,./-]+)"""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import string
@@ -9,6 +10,7 @@ import string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from policy_engine.config.compiled import Protection
 from policy_engine.config.jsonc import key_path, parse
 from policy_engine.globs import expand_braces, glob_matches, literal_prefix
 
@@ -154,3 +156,81 @@ def test_the_location_index_resolves_as_trying_every_location(
     index = LocationIndex(entries, directories)
     for target in targets:
         assert index.resolve(target) == resolve_location(entries, target, directories), target
+
+
+# Paths near what the embedded default and sample.jsonc protect: names it protects, names beside
+# them, doubled and trailing slashes, under the home, the project and elsewhere.
+_NEAR = st.sampled_from(
+    [
+        ".ssh",
+        "id_rsa",
+        ".env",
+        ".env.example",
+        "a.pem",
+        ".git",
+        "config",
+        "hooks",
+        ".claude",
+        "settings.json",
+        ".config",
+        "git",
+        "proc",
+        "1",
+        "environ",
+        "src",
+        "x",
+        ".aws",
+        "credentials",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["home", "project", "/", "/tmp"]), st.lists(_NEAR, max_size=5), st.booleans())
+def test_the_protection_index_names_what_trying_every_guard_names(
+    where: str, parts: list[str], doubled: bool
+) -> None:
+    """Shield.naming and Shield.under(directory) walk an index and combined regexes; trying each
+    placed guard in turn is the definition. Same guards, same order, for any path."""
+    import os
+
+    from policy_engine.decide.protect import Shield, guards, matches
+
+    home, project = "/home/ada", "/home/ada/work/app"
+    for config in _protections():
+        placed = guards(config, home, project, project)
+        shield = Shield(placed)
+        base = {"home": home, "project": project}.get(where, where)
+        path = os.path.join(base, *parts) if parts else base
+        if doubled:
+            path = path.replace("/", "//", 1)
+        expected = [guard for guard in placed if matches(guard, path)]
+        assert shield.naming(path) == expected, path
+        directory = os.path.dirname(path.rstrip("/")) or "/"
+        if path.startswith(directory.rstrip("/") + "/"):
+            assert shield.under(directory)(path) == expected, (directory, path)
+
+
+@functools.cache
+def _protections() -> list[tuple[Protection, ...]]:
+    """The protections of the embedded default and of examples/sample.jsonc, compiled."""
+    import tempfile
+    from pathlib import Path
+
+    from policy_engine import Engine
+
+    sample = Path(__file__).resolve().parents[2] / "examples" / "sample.jsonc"
+    found = []
+    with tempfile.TemporaryDirectory() as scratch:
+        env = {
+            "HOME": scratch,
+            "XDG_CACHE_HOME": scratch,
+            "XDG_CONFIG_HOME": scratch,
+            "XDG_DATA_HOME": scratch,
+            "POLICY_ENGINE_MANAGED_CONFIG": f"{scratch}/none",
+            "POLICY_ENGINE_DAEMON": "0",
+        }
+        for config in (None, str(sample)):
+            engine = Engine(config, cwd=scratch, env=env, use_cache=False)
+            found += [layer.protection for layer in engine.policy_set.layers]
+    return found
