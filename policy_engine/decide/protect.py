@@ -113,7 +113,17 @@ class Shield:
     none). Whatever the index proposes is confirmed by :func:`matches`, so the answer is the same
     as asking every guard in turn."""
 
-    __slots__ = ("_bases", "_by_sense", "_case", "_order", "_places", "_unindexed", "guards")
+    __slots__ = (
+        "_bases",
+        "_by_sense",
+        "_case",
+        "_combined",
+        "_order",
+        "_places",
+        "_unindexed",
+        "_uses",
+        "guards",
+    )
 
     def __init__(self, placed: tuple[Guard, ...]) -> None:
         self.guards = placed
@@ -134,9 +144,21 @@ class Shield:
         # Per base directory: its folded spelling, the prefix of what lies below it (as inside()
         # tests it), where a path's part relative to it starts, the combined regex, the guards.
         self._bases = [
-            (base, fold(base), _below(fold(base)), len(base.rstrip("/")) + 1, _combined(group), group)
+            (base, fold(base), _below(fold(base)), len(base.rstrip("/")) + 1, group)
             for base, group in patterned.items()
         ]
+        self._combined: list[re.Pattern[str] | None] | None = None
+        self._uses = 0
+
+    def _patterns(self) -> list[re.Pattern[str] | None] | None:
+        """Each base's combined regex, once this shield has named enough paths to repay compiling
+        them (a few milliseconds): a hook's one call names a few paths, and tries each guard."""
+        if self._combined is None:
+            self._uses += 1
+            if self._uses < _COMBINE_AFTER:
+                return None
+            self._combined = [_combined(group) for *_, group in self._bases]
+        return self._combined
 
     def under(self, directory: str) -> Callable[[str], list[Guard]]:
         """:meth:`naming` for the entries below ``directory`` (a tree being walked): where every
@@ -146,14 +168,18 @@ class Shield:
             self.__init__(self.guards)  # type: ignore[misc]
         if self._places or self._unindexed or not all(inside(directory, base[0]) for base in self._bases):
             return self.naming
-        cuts = [(cut, combined, group) for _, _, _, cut, combined, group in self._bases]
+        cuts = [(cut, group) for _, _, _, cut, group in self._bases]
 
         def naming(path: str) -> list[Guard]:
             found: list[Guard] = []
-            for cut, combined, group in cuts:
-                relative = path[cut:]
-                if combined is None or combined.match(relative) or combined.match(relative + "/"):
-                    found += [guard for guard in group if _matches(guard, path)]
+            patterns = self._patterns()
+            for index, (cut, group) in enumerate(cuts):
+                combined = patterns[index] if patterns is not None else None
+                if combined is not None:
+                    relative = path[cut:]
+                    if not (combined.match(relative) or combined.match(relative + "/")):
+                        continue
+                found += [guard for guard in group if _matches(guard, path)]
             if len(found) > 1:
                 found.sort(key=self._order.__getitem__)
             return found
@@ -176,13 +202,15 @@ class Shield:
             held = self._places.holding(path) if path.startswith("/") else self._places.everything()
             found += [guard for guard in held if _matches(guard, path)]
         folded = fold(path)
-        for _, folded_base, below, cut, combined, group in self._bases:
+        patterns = self._patterns()
+        for index, (_, folded_base, below, cut, group) in enumerate(self._bases):
             if folded == folded_base:
                 relative = ""
             elif folded.startswith(below):  # inside(path, base), its spellings folded once
                 relative = path[cut:]
             else:
                 continue
+            combined = patterns[index] if patterns is not None else None
             if combined is None or combined.match(relative) or combined.match(relative + "/"):
                 found += [guard for guard in group if _matches(guard, path)]
         if len(found) > 1:
@@ -206,14 +234,16 @@ def _names_matcher(names: tuple[str, ...] | None) -> Callable[[str], object] | N
 def _combined(group: list[Guard]) -> re.Pattern[str] | None:
     """One regex that matches where any of ``group``'s patterns does (their named groups made
     plain: the names repeat), or None when they cannot be combined (then each is tried)."""
-    plain = [_GROUP_NAME.sub("(?:", guard.entry.regex) for guard in group]
+    plain = [re.sub(_GROUP_NAME, "(?:", guard.entry.regex) for guard in group]
     try:
         return _regex("|".join(f"(?:{source})" for source in dict.fromkeys(plain)), paths.CASE_INSENSITIVE)
     except re.error:
         return None
 
 
-_GROUP_NAME = re.compile(r"\(\?P<\w+>")
+_COMBINE_AFTER = 16  # paths a shield names before it compiles its combined regexes
+
+_GROUP_NAME = r"\(\?P<\w+>"  # compiled where used (re keeps it): off the hook's import
 
 
 def matches(guard: Guard, path: str) -> bool:

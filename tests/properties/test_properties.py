@@ -190,25 +190,29 @@ _NEAR = st.sampled_from(
 def test_the_protection_index_names_what_trying_every_guard_names(
     where: str, parts: list[str], doubled: bool
 ) -> None:
-    """Shield.naming and Shield.under(directory) walk an index and combined regexes; trying each
-    placed guard in turn is the definition. Same guards, same order, for any path."""
+    """Shield.naming and Shield.under(directory) walk an index and (once a shield has named enough
+    paths) combined regexes; trying each placed guard in turn is the definition. Same guards, same
+    order, for any path, before and after the regexes are combined."""
     import os
 
-    from policy_engine.decide.protect import Shield, guards, matches
+    from policy_engine.decide.protect import _COMBINE_AFTER, Shield, guards, matches
 
     home, project = "/home/ada", "/home/ada/work/app"
     for config in _protections():
         placed = guards(config, home, project, project)
-        shield = Shield(placed)
+        fresh, seasoned = Shield(placed), Shield(placed)
+        for _ in range(_COMBINE_AFTER):  # past the paths after which it combines its regexes
+            seasoned.naming(home)
         base = {"home": home, "project": project}.get(where, where)
         path = os.path.join(base, *parts) if parts else base
         if doubled:
             path = path.replace("/", "//", 1)
         expected = [guard for guard in placed if matches(guard, path)]
-        assert shield.naming(path) == expected, path
-        directory = os.path.dirname(path.rstrip("/")) or "/"
-        if path.startswith(directory.rstrip("/") + "/"):
-            assert shield.under(directory)(path) == expected, (directory, path)
+        for shield in (fresh, seasoned):
+            assert shield.naming(path) == expected, path
+            directory = os.path.dirname(path.rstrip("/")) or "/"
+            if path.startswith(directory.rstrip("/") + "/"):
+                assert shield.under(directory)(path) == expected, (directory, path)
 
 
 @functools.cache
