@@ -247,6 +247,7 @@ def bench_hook(config: Path, runs: int, cwd: str) -> dict[str, float]:
         edited.write_text(f"{edited_text}\n// edit {next(edits)}\n", encoding="utf-8")
 
     edit()
+    cold_cache = str(Path(scratch) / "cold-cache")
     from policy_engine.hook.install import executable
 
     hook = [*executable(), "hook", "--agent", "claude"]  # the command `policy install` writes
@@ -261,10 +262,14 @@ def bench_hook(config: Path, runs: int, cwd: str) -> dict[str, float]:
             "direct_read": (hook, direct, payload("Read", {"file_path": f"{cwd}/README.md"})),
             "direct_parsed": (hook, direct, payload("Bash", {"command": PARSED})),
             "daemon": (hook, dict(env, POLICY_ENGINE_DAEMON="1"), plain),
-            "cold": (hook, dict(direct, POLICY_ENGINE_CONFIG=str(edited)), plain),
+            # A cache directory of their own: each edit writes a compiled file, and the cache keeps
+            # 16, so in the shared one the other kinds' files would be pruned and compiled again.
+            "cold": (hook, dict(direct, POLICY_ENGINE_CONFIG=str(edited), XDG_CACHE_HOME=cold_cache), plain),
             "cold_daemon": (
                 hook,
-                dict(env, POLICY_ENGINE_DAEMON="1", POLICY_ENGINE_CONFIG=str(edited)),
+                dict(
+                    env, POLICY_ENGINE_DAEMON="1", POLICY_ENGINE_CONFIG=str(edited), XDG_CACHE_HOME=cold_cache
+                ),
                 plain,
             ),
             "bare": ([sys.executable, "-c", "pass"], env, plain),
