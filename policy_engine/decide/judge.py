@@ -89,12 +89,18 @@ class LayerJudge:
         # Which rule of a policy matches depends on the atom, not on the target: matched once per
         # policy, so that a command with thousands of operands is not matched once per operand.
         matches: dict[str, RuleMatch] = {}
+        # The policy verdict of each located policy: the same for every target it holds but for
+        # the target itself (made once, then copied with each target's own fields).
+        made: dict[tuple[str, str] | None, Verdict] = {}
         for target, senses in targets.items():
             located = self._locate(target, context)
-            verdict, possible = self._policy_verdict(atom, target, located, context, matches)
-            verdict = verdict._replace(sense=senses[-1], scope=_scope(target, context.home))
-            doubts += [_possibly(rule, atom) for rule in possible if rule.action >= Action.ASK]
-            if located is not None and target not in redirected:
+            template = made.get(located)
+            if template is None:
+                template, possible = self._policy_verdict(atom, target, located, context, matches)
+                made[located] = template
+                doubts += [_possibly(rule, atom) for rule in possible if rule.action >= Action.ASK]
+            verdict = template._replace(target=target, sense=senses[-1], scope=_scope(target, context.home))
+            if self._approvals and located is not None and target not in redirected:
                 verdict = self._approved(atom, target, located, verdict, context.cwd)
             policy_verdicts.append(verdict)
             verdicts.append(verdict)
@@ -102,7 +108,9 @@ class LayerJudge:
                 continue
             for sense in senses:
                 tool = _EXPLICIT.get(sense) if sense is not None else None
-                found = self._explicit_verdict(atom, target, located, tool) if tool else None
+                if tool is None or not self._book(located[0]).explicit(tool):
+                    continue  # the policy has no explicit rules for this sense (most have none)
+                found = self._explicit_verdict(atom, target, located, tool)
                 if found is not None:
                     found = found._replace(sense=sense)
                     verdicts.append(
