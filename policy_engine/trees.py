@@ -5,8 +5,9 @@ hold what was looked for): `grep -r x /` or `find / -name '*.conf' | xargs` spen
 on every call. A long-lived engine (the daemon, a benchmark) remembers for :data:`FRESH_SECONDS`
 that the same search of the same tree gave up, and gives up at once. Only giving up is
 remembered: what a search found, or that it found nothing, is looked for afresh on every call
-(files change). Giving up leads to an ask, so a stale memory can only make a call ask where a fresh
-search might have answered otherwise, for at most that many seconds after the tree was too large.
+(files change). Giving up is the cautious answer (a doubt, which asks; a listing not followed), so
+a stale memory can only make a call more cautious than a fresh search might have, for at most that
+many seconds after the tree was too large.
 """
 
 from __future__ import annotations

@@ -108,10 +108,11 @@ def _place(directory: str, relative: str) -> str:
 class Shield:
     """The guards placed for one home, project root and working directory, indexed so that a path
     is checked against all of them at once rather than one by one: a guard that names one place is
-    found by walking the path's components up through a dictionary of places, and the patterns
-    written against each base directory are tried as one combined regex first (most paths match
-    none). Whatever the index proposes is confirmed by :func:`matches`, so the answer is the same
-    as asking every guard in turn."""
+    found by walking the path's components up a :class:`~policy_engine.paths.DirectoryIndex`, and
+    the patterns written against each base directory are tried as one combined regex first, once
+    the shield has named enough paths to repay compiling it (most paths match none). Whatever the
+    index proposes is confirmed by :func:`matches`, so the answer is the same as asking every guard
+    in turn (tests/properties checks it)."""
 
     __slots__ = (
         "_bases",
