@@ -59,6 +59,13 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO.parent / "shared" / "corpus"
 
 
+def _import_tests() -> None:
+    """Make the test helpers importable (the agent-workload repository and corpus live there)."""
+    for folder in (REPO / "tests" / "corpus", REPO / "tests"):
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+
+
 def corpus_lines(directory: Path) -> list[str]:
     lines: list[str] = []
     for name in ("tldr.txt", "nl2bash.txt"):
@@ -94,7 +101,7 @@ def bench_evaluation(
     Engine per policy that lives through all lines, as the daemon's does."""
     import tempfile
 
-    sys.path[:0] = [str(REPO / "tests"), str(REPO / "tests" / "corpus")]
+    _import_tests()
     from test_agent_workload import build_repository, machine
 
     from policy_engine import Engine, ToolCall
@@ -125,7 +132,7 @@ def bench_evaluation(
 def agent_lines() -> list[str]:
     """The agent-workload corpus's command lines (tests/corpus/agent-workload), its {repo} placeholder
     left as written."""
-    sys.path[:0] = [str(REPO / "tests"), str(REPO / "tests" / "corpus")]
+    _import_tests()
     from test_agent_workload import load_lines
 
     return [line.command for line in load_lines()]
@@ -303,7 +310,7 @@ def bench_workload(corpus: Path, everything: list[str]) -> dict[str, dict[str, t
     and the policies are those of tests/corpus/test_agent_workload.py."""
     import tempfile
 
-    sys.path[:0] = [str(REPO / "tests"), str(REPO / "tests" / "corpus")]
+    _import_tests()
     import test_agent_workload as workload
 
     from policy_engine import Action, ToolCall

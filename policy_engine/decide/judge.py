@@ -108,9 +108,7 @@ class LayerJudge:
                 continue
             for sense in senses:
                 tool = _EXPLICIT.get(sense) if sense is not None else None
-                if tool is None or not self._book(located[0]).explicit(tool):
-                    continue  # the policy has no explicit rules for this sense (most have none)
-                found = self._explicit_verdict(atom, target, located, tool)
+                found = self._explicit_verdict(atom, target, located, tool) if tool else None
                 if found is not None:
                     found = found._replace(sense=sense)
                     verdicts.append(

@@ -23,31 +23,12 @@ def location_directory(entry: LocationEntry, cwd: str, home: str) -> str:
     return normalize(key, entry.base or cwd, home)
 
 
-def resolve_location(
-    locations: tuple[LocationEntry, ...],
-    target: str,
-    directories: Callable[[int, LocationEntry], tuple[str, ...]],
-) -> LocationEntry | None:
-    """The entry whose directory holds ``target`` with the longest spelling, or None.
-
-    ``directories(index, entry)`` gives the spellings (literal and symlink-resolved) of an entry's
-    directory, so that a location reached through a symlink still holds the paths below its real
-    directory; the caller memoizes them.
-    """
-    best: LocationEntry | None = None
-    best_length = -1
-    for index, entry in enumerate(locations):
-        for directory in directories(index, entry):
-            if len(directory) > best_length and inside(target, directory):
-                best, best_length = entry, len(directory)
-    return best
-
-
 class LocationIndex:
     """Locations indexed by their directories, so that the one holding a path is found by walking
     the path's components up (a handful of lookups) instead of trying every location: a tree walk
-    reaches every location below it, and each of those must be located in turn. Resolves exactly
-    as :func:`resolve_location` does (the longest spelling holding the path; the first of equals)."""
+    reaches every location below it, and each of those must be located in turn. The answer is the
+    entry whose directory holds the path with the longest spelling, the first of equals, as trying
+    every location in order gives (tests/properties checks it)."""
 
     __slots__ = ("_index", "_loose")
 
@@ -56,7 +37,7 @@ class LocationIndex:
         locations: tuple[LocationEntry, ...],
         directories: Callable[[int, LocationEntry], tuple[str, ...]],
     ) -> None:
-        # Each spelling with its place in resolve_location's order, which settles ties.
+        # Each spelling with its place in the locations' order, which settles ties.
         self._index = DirectoryIndex()
         self._loose: list[tuple[int, str, LocationEntry]] = []  # relative spellings: tried each time
         order = 0

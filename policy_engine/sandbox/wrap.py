@@ -18,8 +18,6 @@ from . import bwrap, seatbelt
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from .backend import Backend
     from .plan import Plan
 
@@ -53,13 +51,6 @@ def candidate(command: str) -> bool:
     """Whether ``command`` may be one of our wrappers (cheap: its first word names a backend)."""
     first = command.lstrip().split(" ", 1)[0]
     return os.path.basename(first) in PROGRAMS
-
-
-def script_of(words: Sequence[str]) -> str | None:
-    """The script a backend's command line runs with ``bash -c`` (its last word), if it ends so."""
-    if len(words) >= 4 and os.path.basename(words[0]) in PROGRAMS and words[-2] == "-c":
-        return words[-1]
-    return None
 
 
 def script_in(command: str) -> str | None:

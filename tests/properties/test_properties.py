@@ -6,11 +6,12 @@ import functools
 import json
 import re
 import string
+from collections.abc import Callable
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policy_engine.config.compiled import Protection
+from policy_engine.config.compiled import LocationEntry, Protection
 from policy_engine.config.jsonc import key_path, parse
 from policy_engine.globs import expand_braces, glob_matches, literal_prefix
 
@@ -144,8 +145,7 @@ def test_the_location_index_resolves_as_trying_every_location(
 ) -> None:
     """LocationIndex walks a path's components up a dictionary; the definition tries every
     location in order. They must pick the same entry for any target (ties included)."""
-    from policy_engine.config.compiled import LocationEntry
-    from policy_engine.decide.locations import LocationIndex, resolve_location
+    from policy_engine.decide.locations import LocationIndex
     from policy_engine.model import Origin
 
     entries = tuple(LocationEntry(f"k{i}", f"p{i}", Origin("f", 1, 1, "")) for i in range(len(spellings)))
@@ -155,7 +155,25 @@ def test_the_location_index_resolves_as_trying_every_location(
 
     index = LocationIndex(entries, directories)
     for target in targets:
-        assert index.resolve(target) == resolve_location(entries, target, directories), target
+        assert index.resolve(target) == _longest_holding(entries, target, directories), target
+
+
+def _longest_holding(
+    entries: tuple[LocationEntry, ...],
+    target: str,
+    directories: Callable[[int, LocationEntry], tuple[str, ...]],
+) -> LocationEntry | None:
+    """The definition: the entry whose directory holds ``target`` with the longest spelling, the
+    first of equals, found by trying every location in order."""
+    from policy_engine.paths import inside
+
+    best: LocationEntry | None = None
+    best_length = -1
+    for index, entry in enumerate(entries):
+        for directory in directories(index, entry):
+            if len(directory) > best_length and inside(target, directory):
+                best, best_length = entry, len(directory)
+    return best
 
 
 # Paths near what the embedded default and sample.jsonc protect: names it protects, names beside
