@@ -71,7 +71,13 @@ def _works(policy: Path, home: Path, env: dict[str, str]) -> None:
 
     def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [str(policy), *args], cwd=workdir, env=env, input=stdin, capture_output=True, text=True, timeout=120
+            [str(policy), *args],
+            cwd=workdir,
+            env=env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
 
     version = run("--version")
