@@ -19,7 +19,8 @@ from .common import EXIT_BROKEN_PIPE, EXIT_CONFIG, EXIT_USAGE, HelpFormatter, Us
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
+    from typing import Any
 
     from .common import Command, Commands
 
@@ -41,11 +42,22 @@ _MODULES = {
     "schema": "files",
     "diff": "files",
     "serve": "hook",
+    "daemon": "hook",
     "install": "install",
     "uninstall": "install",
     "doctor": "install",
+    "completions": "completions",
 }
 _ALIASES = {"status": "config"}
+
+# What `policy` alone lists: the commands to start with (`policy --help` lists every one).
+_COMMON = ("check", "install", "doctor", "config", "init", "approve", "log", "lint")
+
+_EPILOG = """\
+colour: on a terminal; NO_COLOR=1 or --no-color turns it off, FORCE_COLOR=1 forces it. Hook answers
+and --json output are never coloured.
+shell completion: policy completions bash|zsh|fish (its --help says how to load it).
+"""
 
 
 def _command(name: str) -> Command:
@@ -54,14 +66,64 @@ def _command(name: str) -> Command:
     return commands[name]
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser with what it lacks: ``--no-color`` on every command (argparse makes a
+    command's parser of its parent's class), and, once parsing has failed, the known word closest
+    to a mistyped command, choice or option ("did you mean check?")."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # On every command, so that it may come anywhere on the line. SUPPRESS: a command's parser
+        # leaves the main parser's value alone unless the flag is given to it.
+        self.add_argument(
+            "--no-color",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="never colour the output (as NO_COLOR=1 does)",
+        )
+
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
+        """argparse's, but what is not recognised is a usage error here, at the command it was given
+        to (argparse reports it at the main parser, with its usage and none of the command's)."""
+        namespace, extras = super().parse_known_args(*args, **kwargs)
+        if extras:
+            known = [flag for action in self._actions for flag in action.option_strings]
+            words = []
+            for extra in extras:
+                hint = _did_you_mean(extra.split("=", 1)[0], known) if extra.startswith("-") else None
+                words.append(f"{extra} (did you mean {hint}?)" if hint else extra)
+            self.error(f"unrecognized arguments: {' '.join(words)}")
+        return namespace, extras
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        # argparse's one check of a command or a choice (its own suggestions come in Python 3.14).
+        try:
+            super()._check_value(action, value)
+        except argparse.ArgumentError as error:
+            hint = _did_you_mean(str(value), [str(choice) for choice in action.choices or ()])
+            if hint is None:
+                raise
+            message = f"invalid choice: {value!r} (did you mean {hint}?)"
+            raise argparse.ArgumentError(action, message) from error
+
+
+def _did_you_mean(word: str, known: Iterable[str]) -> str | None:
+    """The known words closest to a mistyped ``word`` ("approve or approvals"), or None."""
+    import difflib  # here, on a failed command line only
+
+    return " or ".join(difflib.get_close_matches(word, list(dict.fromkeys(known)), n=3, cutoff=0.7)) or None
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; with ``only``, just that command's (every run pays for what it builds)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="policy",
         formatter_class=HelpFormatter,
         description="Declarative, location-scoped allow / nudge / log / ask / deny for AI agent tool calls.",
+        epilog=_EPILOG,
     )
-    parser.add_argument("--version", action="version", version=f"policy-engine {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"policy-engine {__version__}")
+    parser.set_defaults(no_color=False)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in _MODULES:
         if only is None or name == only:
@@ -97,6 +159,11 @@ def _main(argv: Sequence[str] | None) -> int:
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if not arguments:
+        # On stderr, with the usage error's status: to a script whose arguments went missing, 0
+        # would read as `policy check`'s allow.
+        print(_usage(), file=sys.stderr)
+        return EXIT_USAGE
     first = next((a for a in arguments if not a.startswith("-")), None)
     command = _ALIASES.get(first or "", first)
     args = build_parser(command if command in _MODULES else None).parse_args(arguments)
@@ -114,3 +181,20 @@ def _main(argv: Sequence[str] | None) -> int:
         if getattr(args, "json", False):
             print(json.dumps({"error": "config", "problems": [str(p) for p in error.problems]}, indent=2))
         return EXIT_CONFIG
+
+
+def _usage() -> str:
+    """What ``policy`` alone prints: how to call it, and the commands to start with."""
+    import textwrap
+
+    from .completions import command_tree, summary
+
+    parser = build_parser()
+    helps = {command.path[-1]: command.help for command in command_tree(parser).commands}
+    width = max(map(len, _COMMON)) + 2
+    lines = "\n".join(f"  {name.ljust(width)}{summary(helps[name], 78 - width)}" for name in _COMMON)
+    return (
+        f"{parser.format_usage()}\n{textwrap.fill(parser.description or '', 79)}\n\n"
+        f"common commands:\n{lines}\n\n"
+        "`policy --help` lists every command; `policy COMMAND --help` describes one."
+    )

@@ -202,7 +202,10 @@ def run_approve(args: argparse.Namespace) -> int:
     print(
         f"{'approved in' if added else 'already approved in'} {where}: {json.dumps(rule, ensure_ascii=False)}"
     )
-    print(f"now {after.action}: {after.reason}")
+    from .style import for_stdout
+
+    style = for_stdout(refused=getattr(args, "no_color", False))
+    print(style.verdict(after.action, after.reason, before="now "))
     return 0
 
 

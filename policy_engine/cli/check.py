@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from ..model import ToolCall
     from .common import Commands
+    from .style import Style
 
 
 CHECK_EPILOG = """\
@@ -121,19 +122,27 @@ def run_check(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(timed_out, indent=2, ensure_ascii=False))
         else:
-            print(f"{timed_out['action']}: {timed_out['reason']}")
+            print(_style(args).verdict(timed_out["action"], timed_out["reason"]))
         return EXIT_FOR_ACTION[Action.DENY]
-    if args.json:
+    if args.json:  # for programs: never coloured nor wrapped, whatever the terminal
         print(json.dumps(decision_json(decision), indent=2, ensure_ascii=False))
     else:
-        print(f"{decision.action}: {decision.reason}")
+        style = _style(args)
+        print(style.verdict(decision.action, decision.reason))
         if decision.message:
-            print(f"message: {decision.message}")
+            print(style.labelled("message", decision.message))
         if decision.sandbox is not None and not decision.sandbox.applied:
-            print(f"runs: {decision.sandbox.command}")
+            print(style.labelled("runs", decision.sandbox.command))
         if args.explain:
             print(explain(decision))
     return EXIT_FOR_ACTION[decision.action]
+
+
+def _style(args: argparse.Namespace) -> Style:
+    """How this command line's verdicts are shown to a person (colour, wrapping)."""
+    from .style import for_stdout
+
+    return for_stdout(refused=getattr(args, "no_color", False))
 
 
 def _in_session(call: ToolCall, args: argparse.Namespace, request: dict[str, Any]) -> ToolCall:
