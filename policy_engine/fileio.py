@@ -6,12 +6,13 @@ import contextlib
 import os
 
 
-def atomic_write(path: str, text: str | bytes) -> None:
-    """Replace ``path`` with ``text`` in one step, creating its directory if needed."""
+def atomic_write(path: str, text: str | bytes, *, mode: int = 0o644) -> None:
+    """Replace ``path`` with ``text`` in one step, creating its directory if needed; the new file
+    has ``mode`` (less the umask) from its first byte."""
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)
     temporary = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(text.encode("utf-8") if isinstance(text, str) else text)

@@ -1,4 +1,4 @@
-"""policy log: read the decision log (tail, stats, suggest) and record a call's outcome."""
+"""policy log: read the decision log (tail, stats, suggest, report) and record a call's outcome."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ import json
 import os
 
 from ..agents.toolnames import canonical_tool
+from ..decisionlog.views import MIN_ASKS
 from ..model import ToolCall
 from .common import HelpFormatter, UsageError, add_config_options, engine_for
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     from .common import Commands
@@ -26,6 +28,19 @@ examples:
   policy log tail --action deny -n 50
   policy log stats --since 7d
   policy log suggest > suggestions.jsonc
+  policy log report --since 7d            # an HTML page; prints where it wrote it
+"""
+
+REPORT_DESCRIPTION = """\
+Write the decision log as one HTML page to open in a browser: decisions over time by action, asks per
+hour, the most-asked commands (those approved and run every time are candidates for an allow rule:
+see `policy log suggest`), the most-refused tools and rules, and the protections that fired. Its
+counts are those of `policy log stats` over the same decisions.
+
+The page is self-contained (no script, no network, nothing fetched) and shows commands as the log
+holds them, secrets already masked. It is written, readable by you alone, to report.html in the
+state directory next to the log (--output FILE elsewhere, - for stdout), and its path is printed:
+a page of the commands your agents ran does not belong in a project's tree.
 """
 
 
@@ -33,7 +48,7 @@ def _add_log(commands: Any) -> None:
     log = commands.add_parser(
         "log",
         formatter_class=HelpFormatter,
-        help="read the decision log: recent decisions, statistics, suggested rules",
+        help="read the decision log: recent decisions, statistics, suggested rules, an HTML report",
         description="Read the decision log.",
         epilog=LOG_EPILOG,
     )
@@ -55,8 +70,33 @@ def _add_log(commands: Any) -> None:
     )
     add_config_options(suggest)
     suggest.add_argument(
-        "--min-asks", type=int, default=2, metavar="N", help="asked at least N times (default 2)"
+        "--min-asks",
+        type=int,
+        default=MIN_ASKS,
+        metavar="N",
+        help=f"asked at least N times (default {MIN_ASKS})",
     )
+    report = views.add_parser(
+        "report",
+        formatter_class=HelpFormatter,
+        help="the log as one HTML page: charts, most-asked and most-refused, protections",
+        description=REPORT_DESCRIPTION,
+    )
+    report.add_argument("--since", metavar="AGE", help="only decisions younger than AGE: 30m, 24h, 7d")
+    report.add_argument(
+        "--min-asks",
+        type=int,
+        default=MIN_ASKS,
+        metavar="N",
+        help=f"candidates for allow: asked at least N times (default {MIN_ASKS}, as suggest)",
+    )
+    report.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the page to FILE (- for stdout; default: report.html in the state directory)",
+    )
+    report.add_argument("--file", metavar="FILE", help="the log file (default: the state directory's)")
     outcome = views.add_parser(
         "outcome", formatter_class=HelpFormatter, help="record whether a judged tool call ran"
     )
@@ -88,6 +128,16 @@ def _age(text: str) -> float:
         raise UsageError(f"--since {text!r}: use a number with s, m, h or d (30m, 24h, 7d)") from None
 
 
+def _records(path: str) -> Iterator[dict[str, Any]]:
+    """The log's records, with a progress bar by bytes read while a terminal watches (a long log
+    takes seconds); the bar is gone before the view prints, once every record is read."""
+    from ..decisionlog import writer as audit
+    from .progress import progress
+
+    with progress("reading the decision log", audit.size(path), unit="bytes") as bar:
+        yield from audit.read(path, advance=bar.advance)
+
+
 def run_log(args: argparse.Namespace) -> int:
     import time
 
@@ -102,7 +152,9 @@ def run_log(args: argparse.Namespace) -> int:
         if problem is not None:
             raise UsageError(problem)
         return 0
-    records = audit.read(_log_file(args))
+    records = _records(_log_file(args))
+    if args.view == "report":
+        return _report(args, records, since=time.time() - _age(args.since) if args.since else None)
     if args.view == "tail":
         found = logbook.tail(
             records, action=args.action, session=args.session, tool=args.tool, limit=args.lines
@@ -129,6 +181,34 @@ def run_log(args: argparse.Namespace) -> int:
     print(
         json.dumps(result, indent=2, ensure_ascii=False) if args.json else logbook.render_suggestions(result)
     )
+    return 0
+
+
+def _report(args: argparse.Namespace, records: Iterator[dict[str, Any]], *, since: float | None) -> int:
+    import sys
+    import time
+
+    from ..decisionlog.report import report
+    from ..fileio import atomic_write
+    from ..session.statedir import state_directory
+
+    if args.min_asks < 1:
+        raise UsageError("--min-asks: use a number of asks of 1 or more")
+    page = report(records, generated=time.time(), source=_log_file(args), since=since, min_asks=args.min_asks)
+    if args.output == "-":
+        sys.stdout.write(page)
+        return 0
+    if args.output:
+        output = os.path.abspath(args.output)
+    else:
+        directory = state_directory(os.environ)
+        os.makedirs(directory, mode=0o700, exist_ok=True)  # as the log's: for the user's eyes only
+        output = os.path.join(directory, "report.html")
+    try:
+        atomic_write(output, page, mode=0o600)  # the commands and paths of every logged call
+    except OSError as error:
+        raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
+    print(output)
     return 0
 
 

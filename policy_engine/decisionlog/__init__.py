@@ -1,1 +1,1 @@
-"""The decision log: writing it, and its views (tail, stats, suggest)."""
+"""The decision log: writing it, and its views (tail, stats, suggest, the HTML report)."""

@@ -1,4 +1,5 @@
-"""Views of the decision log for ``policy log tail|stats|suggest``: pure functions over records.
+"""Views of the decision log for ``policy log tail|stats|suggest`` (and what the report shares with
+them): pure functions over records.
 
 Records come from ``audit.read``; any of them may be old, partial or hand-edited, so every field is
 optional and of any type until checked, and records of an unknown ``event`` are skipped.
@@ -29,6 +30,8 @@ _TOOL_GLOB_CHARACTERS = frozenset("*?{}[],")
 
 # (policy, rule label, at): what identifies a rule of the configuration in a decision's decided_by.
 RuleId = tuple[str, str, str]
+# What stats counts a decision under when no rule, protection or default restricted it.
+NOTHING_RESTRICTED = "(nothing restricted the call)"
 
 
 # ---------------------------------------------------------------------------------------------- tail
@@ -60,38 +63,39 @@ def render_tail(records: Iterable[Record]) -> str:
 
 
 def _tail_line(record: Record) -> str:
-    action = _text(record, "action") or "?"
-    judged = _text(record, "judged")
+    action = text_of(record, "action") or "?"
+    judged = text_of(record, "judged")
     if judged and judged != action:
         action += f" (judged {judged})"
-    breaker = _text(record, "breaker")
+    breaker = text_of(record, "breaker")
     if breaker:
         action += f" (breaker {breaker})"
-    subject = _text(record, "command") or _text(record, "path") or "-"
-    parts = [_when(record), _text(record, "session") or "-", action, _text(record, "tool") or "?", subject]
-    decider = _decider(record) or ""
-    if decider:
-        parts.append(f"[{decider}]")
-    return "  ".join(_printable(part) for part in parts)
+    subject = text_of(record, "command") or text_of(record, "path") or "-"
+    session, tool = text_of(record, "session") or "-", text_of(record, "tool") or "?"
+    parts = [_when(record), session, action, tool, subject]
+    by = decider(record) or ""
+    if by:
+        parts.append(f"[{by}]")
+    return "  ".join(printable(part) for part in parts)
 
 
 def _when(record: Record) -> str:
-    time = _text(record, "time")
+    time = text_of(record, "time")
     if time:
         return time
-    ts = _number(record.get("ts"))
-    return _format_ts(ts) if ts is not None else "?"
+    ts = number_of(record.get("ts"))
+    return format_ts(ts) if ts is not None else "?"
 
 
-def _decider(record: Record) -> str | None:
+def decider(record: Record) -> str | None:
     """``<policy>: <rule> at <at>`` of the decision's decided_by (the kind of verdict, ``default``...,
     stands in for a missing rule); None when nothing restricted the call."""
     by = record.get("decided_by")
     if not isinstance(by, Mapping):
         return None
-    what = _text(by, "rule") or _text(by, "kind") or "?"
-    policy = _text(by, "policy")
-    at = _text(by, "at")
+    what = text_of(by, "rule") or text_of(by, "kind") or "?"
+    policy = text_of(by, "policy")
+    at = text_of(by, "at")
     return f"{policy + ': ' if policy else ''}{what}{' at ' + at if at else ''}"
 
 
@@ -100,50 +104,77 @@ def _decider(record: Record) -> str | None:
 
 def stats(records: Iterable[Record], *, since: float | None = None) -> dict[str, Any]:
     """Counts over the decisions with ``ts >= since`` (every decision when ``since`` is None)."""
-    actions: Counter[str] = Counter()
-    tools: Counter[str] = Counter()
-    rules: Counter[str] = Counter()
-    breakers: Counter[str] = Counter()
-    times: list[float] = []
+    counts = Counts(since=since)
     for record in decisions(records):
-        ts = _number(record.get("ts"))
-        if since is not None and (ts is None or ts < since):
-            continue
+        counts.add(record)
+    return counts.result()
+
+
+class Counts:
+    """The counts of ``policy log stats``, gathered one decision record at a time, so that a view
+    reading the log once for more (the report) shows exactly the figures ``stats`` prints."""
+
+    def __init__(self, *, since: float | None = None) -> None:
+        self.since = since
+        self.actions: Counter[str] = Counter()
+        self.tools: Counter[str] = Counter()
+        self.rules: Counter[str] = Counter()
+        self.breakers: Counter[str] = Counter()
+        self.first: float | None = None
+        self.last: float | None = None
+
+    def add(self, record: Record) -> bool:
+        """Count a decision record; False when it is older than ``since`` (or has no time then)."""
+        if not within(record, self.since):
+            return False
+        ts = number_of(record.get("ts"))
         if ts is not None:
-            times.append(ts)
-        actions[_text(record, "action") or "?"] += 1
-        tools[_text(record, "tool") or "?"] += 1
-        rules[_decider(record) or "(nothing restricted the call)"] += 1
-        breaker = _text(record, "breaker")
+            self.first = ts if self.first is None else min(self.first, ts)
+            self.last = ts if self.last is None else max(self.last, ts)
+        self.actions[text_of(record, "action") or "?"] += 1
+        self.tools[text_of(record, "tool") or "?"] += 1
+        self.rules[decider(record) or NOTHING_RESTRICTED] += 1
+        breaker = text_of(record, "breaker")
         if breaker:
-            breakers[breaker] += 1
-    return {
-        "decisions": actions.total(),
-        "from": min(times, default=None),
-        "to": max(times, default=None),
-        "actions": dict(actions.most_common()),
-        "tools": dict(tools.most_common()),
-        "rules": dict(rules.most_common()),
-        "breakers": dict(breakers.most_common()),
-    }
+            self.breakers[breaker] += 1
+        return True
+
+    def result(self) -> dict[str, Any]:
+        return {
+            "decisions": self.actions.total(),
+            "from": self.first,
+            "to": self.last,
+            "actions": dict(self.actions.most_common()),
+            "tools": dict(self.tools.most_common()),
+            "rules": dict(self.rules.most_common()),
+            "breakers": dict(self.breakers.most_common()),
+        }
+
+
+def within(record: Record, since: float | None) -> bool:
+    """Whether a decision counts from ``since`` on (None: every decision; else it needs a time)."""
+    if since is None:
+        return True
+    ts = number_of(record.get("ts"))
+    return ts is not None and ts >= since
 
 
 def render_stats(result: Mapping[str, Any]) -> str:
     count = result.get("decisions") or 0
     if not count:
         return "no decisions logged"
-    start, end = _number(result.get("from")), _number(result.get("to"))
-    span = f", {_format_ts(start)} to {_format_ts(end)}" if start is not None and end is not None else ""
-    lines = [f"{_plural(count, 'decision')}{span}"]
+    start, end = number_of(result.get("from")), number_of(result.get("to"))
+    span = f", {format_ts(start)} to {format_ts(end)}" if start is not None and end is not None else ""
+    lines = [f"{plural(count, 'decision')}{span}"]
     for title in ("actions", "tools", "breakers"):
         counts = result.get(title) or {}
         if counts:
-            listed = ", ".join(f"{_printable(str(name))} {n}" for name, n in counts.items())
+            listed = ", ".join(f"{printable(str(name))} {n}" for name, n in counts.items())
             lines.append(f"{title}: {listed}")
     rules = result.get("rules") or {}
     if rules:
         lines.append("decided by:")
-        lines += [f"  {n:>6}  {_printable(str(rule))}" for rule, n in rules.items()]
+        lines += [f"  {n:>6}  {printable(str(rule))}" for rule, n in rules.items()]
     return "\n".join(lines)
 
 
@@ -151,7 +182,7 @@ def render_stats(result: Mapping[str, Any]) -> str:
 
 
 @dataclass(frozen=True)
-class _Atom:
+class Atom:
     """What an allow rule would name: a bash command, or a file tool's path, in one policy."""
 
     policy: str
@@ -161,9 +192,63 @@ class _Atom:
 
 
 @dataclass
-class _Tally:
+class Tally:
+    """How often an atom was asked about (once per call), and what the person's answers became:
+    the call ran, was blocked, or no outcome was reported (some agents report only calls that ran)."""
+
     asked: int = 0
     ran: int = 0
+    blocked: int = 0
+
+
+class Asks:
+    """The asks of a log and what became of them, gathered one record at a time, so that
+    ``suggest`` and the report count them alike.
+
+    Per atom asked about (an atom's action "ask" in a decision whose applied action was "ask"),
+    and per reason it was asked: ``None`` when a rule or a default asked (a rule may allow it),
+    else the kind of verdict that no rule should wave through ("protection", "doubt").
+    """
+
+    def __init__(self) -> None:
+        self.decisions = 0
+        self.denied: set[Atom] = set()
+        self.used: set[RuleId] = set()
+        self._asks: list[tuple[frozenset[tuple[Atom, str | None]], tuple[str, str] | None]] = []
+        self._ran: dict[tuple[str, str], bool] = {}
+
+    def add(self, record: Record) -> None:
+        """Take a decision or outcome record (any other record is left alone)."""
+        event = record.get("event")
+        if event == OUTCOME:
+            _note_outcome(record, self._ran)
+        elif event == DECISION:
+            self.decisions += 1
+            by = _decided_by(record)
+            if by:
+                self.used.add(by)
+            self.denied.update(atom for atom, _ in _atoms(record, "deny"))
+            if record.get("action") == "ask":
+                self._asks.append((frozenset(_atoms(record, "ask")), _call(record)))
+
+    def tallies(self) -> dict[tuple[Atom, str | None], Tally]:
+        """Per atom and reason: the decisions that asked about it, and what became of their calls
+        (outcomes reported after the asks were added count too)."""
+        tallies: dict[tuple[Atom, str | None], Tally] = {}
+        for atoms, call in self._asks:
+            outcome = self._ran.get(call) if call is not None else None
+            for key in atoms:  # a set: a command twice in one line is still one ask
+                tally = tallies.setdefault(key, Tally())
+                tally.asked += 1
+                tally.ran += outcome is True
+                tally.blocked += outcome is False
+        return tallies
+
+    def allowable(self, min_asks: int = MIN_ASKS) -> list[dict[str, Any]]:
+        """``suggest``'s allow list: the atoms a rule may allow (reason None), asked at least
+        ``min_asks`` times, that ran every time and were never denied, most asked first per policy."""
+        mine = {atom: tally for (atom, why), tally in self.tallies().items() if why is None}
+        return _allowable(mine, self.denied, min_asks)
 
 
 def suggest(
@@ -180,27 +265,13 @@ def suggest(
     Names an allow rule could not spell literally are left out. unused: rules of ``rules`` that
     never appear as any decision's decided_by.
     """
-    asks: list[tuple[frozenset[_Atom], tuple[str, str] | None]] = []
-    denied: set[_Atom] = set()
-    used: set[RuleId] = set()
-    ran: dict[tuple[str, str], bool] = {}
-    count = 0
+    asks = Asks()
     for record in records:
-        event = record.get("event")
-        if event == OUTCOME:
-            _note_outcome(record, ran)
-        elif event == DECISION:
-            count += 1
-            decider = _decided_by(record)
-            if decider:
-                used.add(decider)
-            denied.update(_atoms(record, "deny"))
-            if record.get("action") == "ask":
-                asks.append((frozenset(_atoms(record, "ask")), _call(record)))
+        asks.add(record)
     return {
-        "allow": _allowable(_tally(asks, ran), denied, min_asks),
-        "unused": _unused(rules, used),
-        "decisions": count,
+        "allow": asks.allowable(min_asks),
+        "unused": _unused(rules, asks.used),
+        "decisions": asks.decisions,
     }
 
 
@@ -212,7 +283,7 @@ def _note_outcome(record: Record, ran: dict[tuple[str, str], bool]) -> None:
 
 
 def _call(record: Record) -> tuple[str, str] | None:
-    session, tool_call = _text(record, "session"), _text(record, "tool_call")
+    session, tool_call = text_of(record, "session"), text_of(record, "tool_call")
     return (session, tool_call) if session is not None and tool_call else None
 
 
@@ -220,50 +291,36 @@ def _decided_by(record: Record) -> RuleId | None:
     by = record.get("decided_by")
     if not isinstance(by, Mapping):
         return None
-    policy, rule, at = _text(by, "policy"), _text(by, "rule"), _text(by, "at")
+    policy, rule, at = text_of(by, "policy"), text_of(by, "rule"), text_of(by, "at")
     return (policy, rule, at) if policy is not None and rule is not None and at is not None else None
 
 
-def _atoms(record: Record, action: str) -> Iterator[_Atom]:
-    """The decision's atoms with this action (asks only when a rule may allow them)."""
+def _atoms(record: Record, action: str) -> Iterator[tuple[Atom, str | None]]:
+    """The decision's atoms with this action, each with the kind of its verdict when no rule may
+    allow it ("protection", "doubt"; None otherwise)."""
     atoms = record.get("atoms")
     for atom in atoms if isinstance(atoms, list) else ():
         if not isinstance(atom, Mapping) or atom.get("action") != action:
             continue
-        if action == "ask" and atom.get("kind") in _UNSUGGESTABLE_KINDS:
-            continue
         found = _atom(record, atom)
         if found is not None:
-            yield found
+            kind = atom.get("kind")
+            yield found, kind if kind in _UNSUGGESTABLE_KINDS else None
 
 
-def _atom(record: Record, atom: Mapping[str, Any]) -> _Atom | None:
-    policy = _text(atom, "policy")
+def _atom(record: Record, atom: Mapping[str, Any]) -> Atom | None:
+    policy = text_of(atom, "policy")
     if not policy:
         return None
-    command, path, tool = _text(atom, "command"), _text(atom, "path"), _text(record, "tool")
+    command, path, tool = text_of(atom, "command"), text_of(atom, "path"), text_of(record, "tool")
     if command is not None:
-        return _Atom(policy, "bash", command, None)
+        return Atom(policy, "bash", command, None)
     if path is not None and tool:
-        return _Atom(policy, tool, None, path)
+        return Atom(policy, tool, None, path)
     return None
 
 
-def _tally(
-    asks: list[tuple[frozenset[_Atom], tuple[str, str] | None]], ran: Mapping[tuple[str, str], bool]
-) -> dict[_Atom, _Tally]:
-    """Per atom: the decisions that asked about it, and how many of their calls ran."""
-    tallies: dict[_Atom, _Tally] = {}
-    for atoms, call in asks:
-        did_run = call is not None and ran.get(call, False)
-        for atom in atoms:  # a set: a command twice in one line is still one ask
-            tally = tallies.setdefault(atom, _Tally())
-            tally.asked += 1
-            tally.ran += did_run
-    return tallies
-
-
-def _allowable(tallies: Mapping[_Atom, _Tally], denied: set[_Atom], min_asks: int) -> list[dict[str, Any]]:
+def _allowable(tallies: Mapping[Atom, Tally], denied: set[Atom], min_asks: int) -> list[dict[str, Any]]:
     return [
         {
             "policy": atom.policy,
@@ -278,12 +335,12 @@ def _allowable(tallies: Mapping[_Atom, _Tally], denied: set[_Atom], min_asks: in
     ]
 
 
-def _most_asked_first(item: tuple[_Atom, _Tally]) -> tuple[str, int, str, str, str]:
+def _most_asked_first(item: tuple[Atom, Tally]) -> tuple[str, int, str, str, str]:
     atom, tally = item
     return atom.policy, -tally.asked, atom.tool, atom.command or "", atom.path or ""
 
 
-def _literal(atom: _Atom) -> bool:
+def _literal(atom: Atom) -> bool:
     """Whether an allow rule can name exactly this atom and nothing more."""
     if _TOOL_GLOB_CHARACTERS & set(atom.tool) or not atom.tool:
         return False
@@ -315,7 +372,7 @@ def render_suggestions(result: Mapping[str, Any]) -> str:
     count = result.get("decisions") or 0
     policies = sorted({str(entry.get("policy")) for entry in [*allow, *unused]})
     if not policies:
-        return f"// nothing to suggest from {_plural(count, 'logged decision')}"
+        return f"// nothing to suggest from {plural(count, 'logged decision')}"
     blocks = [_policy_block(policy, allow, unused, count) for policy in policies]
     return "\n\n".join(block for block in blocks if block)
 
@@ -327,7 +384,7 @@ def _policy_block(
     commands = [entry for entry in mine if entry.get("pattern") is not None]
     paths = [entry for entry in mine if entry.get("pattern") is None]
     stale = [entry for entry in unused if entry.get("policy") == policy]
-    where = _printable(_policy_key(policy))
+    where = printable(_policy_key(policy))
     lines: list[str] = []
     if commands:
         lines.append(f"// {where}.rules — asked and ran every time, never denied: add to that array")
@@ -340,17 +397,17 @@ def _policy_block(
         lines += [_suggestion_line(entry, {"path": entry.get("path"), "policy": policy}) for entry in paths]
     if stale:
         lines.append(
-            f"// {where}.rules — never decided in {_plural(count, 'logged decision')}: candidates for removal"
+            f"// {where}.rules — never decided in {plural(count, 'logged decision')}: candidates for removal"
         )
-        lines += ["//   " + _printable(f"{entry.get('rule')} at {entry.get('at')}") for entry in stale]
+        lines += ["//   " + printable(f"{entry.get('rule')} at {entry.get('at')}") for entry in stale]
     return "\n".join(lines)
 
 
 def _suggestion_line(entry: Mapping[str, Any], names: Mapping[str, Any]) -> str:
     rule = {"action": "allow", "tool": entry.get("tool"), **names}
-    body = _printable(json.dumps(rule, ensure_ascii=False))
+    body = printable(json.dumps(rule, ensure_ascii=False))
     asked, ran = entry.get("asked") or 0, entry.get("ran") or 0
-    return f"{{ {body[1:-1]} }},  // asked {_plural(asked, 'time')}, ran {_plural(ran, 'time')}"
+    return f"{{ {body[1:-1]} }},  // asked {plural(asked, 'time')}, ran {plural(ran, 'time')}"
 
 
 def _policy_key(policy: str) -> str:
@@ -365,30 +422,30 @@ def decisions(records: Iterable[Record]) -> Iterator[Record]:
     return (record for record in records if isinstance(record, Mapping) and record.get("event") == DECISION)
 
 
-def _text(record: Mapping[str, Any], key: str) -> str | None:
+def text_of(record: Mapping[str, Any], key: str) -> str | None:
     value = record.get(key)
     return value if isinstance(value, str) else None
 
 
-def _number(value: Any) -> float | None:
+def number_of(value: Any) -> float | None:
     # bool is an int, but never a time.
     if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
         return float(value)
     return None
 
 
-def _format_ts(ts: float) -> str:
+def format_ts(ts: float) -> str:
     try:
         return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%SZ")
     except (OverflowError, OSError, ValueError):
         return str(ts)
 
 
-def _plural(count: int, noun: str) -> str:
+def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
     """``text`` with control and other invisible characters escaped as in JSON, so that a logged
     command cannot drive the terminal or hide what it is; valid inside a JSON string too."""
     if text.isprintable():

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import IO, Any
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -66,9 +67,12 @@ def encode(record: Mapping[str, Any]) -> bytes:
     return (text + "\n").encode("utf-8", "backslashreplace")
 
 
-def read(path: str, *, rotated: bool = True) -> Iterator[dict[str, Any]]:
+def read(
+    path: str, *, rotated: bool = True, advance: Callable[[int], None] | None = None
+) -> Iterator[dict[str, Any]]:
     """Records oldest first: the rotated files (path.N ... path.1) then path; lines that are not a
-    JSON object (torn, truncated, garbage) are skipped.
+    JSON object (torn, truncated, garbage) are skipped. ``advance`` is told the bytes of each line
+    read (a view over a large log shows its progress with it; ``size`` is the total).
 
     Missing files are no error. The files are all opened before the first record is read, so a
     rotation by a concurrent writer while the records are read neither skips nor repeats a file.
@@ -80,14 +84,25 @@ def read(path: str, *, rotated: bool = True) -> Iterator[dict[str, Any]]:
             with contextlib.suppress(FileNotFoundError, NotADirectoryError):
                 handles.append(open(name, "rb"))  # noqa: SIM115 (closed below, after reading)
         for handle in handles:
-            yield from _records(handle)
+            yield from _records(handle, advance)
     finally:
         for handle in handles:
             handle.close()
 
 
-def _records(handle: IO[bytes]) -> Iterator[dict[str, Any]]:
+def size(path: str, *, rotated: bool = True) -> int:
+    """The bytes ``read`` would read now: path and, with ``rotated``, its rotated files."""
+    total = 0
+    for name in [*(_rotated_files(path) if rotated else []), path]:
+        with contextlib.suppress(OSError):  # missing, or not a file: read finds nothing there either
+            total += os.stat(name).st_size
+    return total
+
+
+def _records(handle: IO[bytes], advance: Callable[[int], None] | None = None) -> Iterator[dict[str, Any]]:
     for line in handle:
+        if advance is not None:
+            advance(len(line))
         try:
             value = json.loads(line)
         except (ValueError, RecursionError):  # a damaged line: not JSON, not UTF-8, nested too deep
