@@ -121,6 +121,8 @@ def start_daemon(env: Mapping[str, str]) -> None:
     import contextlib
     import subprocess
 
+    # Doctor's secret (hook/samplepass.py) stays with doctor's samples: a daemon lives for hours.
+    environment = {name: value for name, value in env.items() if name != "POLICY_ENGINE_DOCTOR_PASS"}
     with contextlib.suppress(OSError):  # no daemon: every call is judged in-process
         subprocess.Popen(
             [sys.executable, "-m", "policy_engine", "serve"],
@@ -128,7 +130,7 @@ def start_daemon(env: Mapping[str, str]) -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
-            env=dict(env),
+            env=environment,
         )
 
 

@@ -43,7 +43,7 @@ FIELDS = fields_of(
 SETTINGS = ((".pi/", ".pi", r"(?:/.*)?"),)
 # pi's agent directory: its extensions (ours among them) and settings.
 HOMES: tuple[tuple[str | None, str], ...] = (("PI_CODING_AGENT_DIR", ".pi/agent"),)
-INSTALL = None  # pi loads our extension (integrations/pi), which its README installs
+INSTALL = None  # pi loads our extension (integrations/pi): `policy install` copies it (hook/extension.py)
 
 
 def read(payload: Mapping[str, Any]) -> HookEvent:
@@ -82,3 +82,21 @@ def proceed(reason: str) -> Reply:
 
 def refuse(reason: str) -> Reply:
     return json_reply({"action": "deny", "reason": reason, "message": None}, BLOCK, reason + "\n")
+
+
+# --- doctor (pi is installed as an extension: hook/extension.py) ----------------------------------
+
+
+def sample(command: str, cwd: str, session: str) -> dict[str, Any]:
+    """A request as our extension sends it, for doctor."""
+    return {
+        "tool": "bash",
+        "input": {"command": command},
+        "cwd": cwd,
+        "session_id": session,
+        "tool_call_id": f"{session}-1",
+    }
+
+
+def denies(answer: Mapping[str, Any]) -> bool:
+    return answer.get("action") == "deny"

@@ -45,7 +45,8 @@ def _add_lint(commands: Any) -> None:
         description="Report what the loader rejects (errors), rules and settings that do not do what they "
         'seem to (warnings, silenced with "lintIgnore": ["PE101"] on a rule or a file), and in-file tests '
         "that fail (errors).",
-        epilog="exit status: 0 clean; 1 errors (with --strict: or warnings).\n\nwarnings:\n"
+        epilog="On a terminal, a progress bar on stderr while files are linted.\n"
+        "exit status: 0 clean; 1 errors (with --strict: or warnings).\n\nwarnings:\n"
         + "\n".join(f"  {id_}  {text}" for id_, text in _lint_rules().items()),
     )
     lint.add_argument("files", nargs="*", metavar="FILE", help="policy files (default: the discovered ones)")
@@ -81,7 +82,8 @@ def _add_diff(commands: Any) -> None:
         "call whose decision changed, loosening first: what a reviewer of a policy change wants to see.",
         epilog="The corpus: both files' in-file tests, plus --corpus FILE (JSON Lines like `policy check "
         "--batch`, or one bash command per line), else ../shared/corpus/tldr.txt beside the package when it "
-        "exists.\nexit status: 0 no change; 1 some decision changed; 3 a file is invalid.",
+        "exists. On a terminal, a progress bar on stderr while the calls are judged.\n"
+        "exit status: 0 no change; 1 some decision changed; 3 a file is invalid.",
     )
     diff.add_argument("old", metavar="OLD", help="the policy file before")
     diff.add_argument("new", metavar="NEW", help="the policy file after")
@@ -144,9 +146,11 @@ def _policy_files(args: argparse.Namespace) -> list[str]:
 
 def run_lint(args: argparse.Namespace) -> int:
     from ..policyfiles import lint
+    from .progress import progress
 
     files = _policy_files(args)
-    findings = lint.lint(files, os.environ)
+    with progress("linting", len(files), unit="files") as bar:
+        findings = lint.lint(files, os.environ, bar.advance)
     if args.format == "json":
         print(json.dumps(lint.render_json(findings), indent=2, ensure_ascii=False))
     elif args.format == "sarif":
@@ -169,6 +173,7 @@ def run_schema(args: argparse.Namespace) -> int:
 
 def run_diff(args: argparse.Namespace) -> int:
     from ..policyfiles import diff as policydiff
+    from .progress import progress
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this file is in cli/
     shared = os.path.join(os.path.dirname(package), "..", "shared", "corpus")
@@ -177,7 +182,8 @@ def run_diff(args: argparse.Namespace) -> int:
         calls = policydiff.corpus_calls(old, new, args.corpus, os.path.join(shared, "tldr.txt"), os.environ)
     except (policydiff.CorpusError, OSError) as error:
         raise UsageError(str(error)) from None
-    changed = policydiff.changes(old, new, calls, os.environ)
+    with progress("judging", len(calls), unit="calls") as bar:
+        changed = policydiff.changes(old, new, calls, os.environ, bar.advance)
     if args.json:
         print(json.dumps(policydiff.to_json(changed, len(calls)), indent=2, ensure_ascii=False))
     else:

@@ -115,6 +115,14 @@ def recording_engine(
     from ..session.state import OnDemand, state_path
     from ..session.statedir import log_path, state_directory
 
+    # policy doctor's sample calls: judged alike, but neither logged nor counted (samplepass.py;
+    # the variable is named here so that a plain call imports nothing more).
+    if env.get("POLICY_ENGINE_DOCTOR_PASS"):
+        from .samplepass import honoured
+
+        if honoured(env):
+            return Engine(config, cwd=cwd, env=env, mode=mode)
+
     def open_store() -> StateStore:
         from ..session.statedb import SqliteState
 

@@ -9,7 +9,17 @@ rebuilt when a policy file or the trust store changes (their size and modificati
 checked on every call), so an edit takes effect on the next call, and at least every minute. A
 request from another version of the package is refused (the client then judges in-process and
 starts a daemon of its own version), and the daemon leaves; it also leaves after ``idle`` seconds
-without a request.
+without a hook call.
+
+Its first answer with exit status 0 (read by the agent from stdout) carries one line on stderr: that a
+background daemon was started, when it leaves, how to stop it (``policy daemon stop``) and how to
+keep hooks from starting one (``POLICY_ENGINE_DAEMON=0``). With a status of 0 the agents take the
+answer from stdout alone and leave stderr to the person (a debug log, a transcript; pi's extension
+drops it), so the line changes no decision; with the blocking 2, stderr is the reason the model
+reads, so the line waits for the next answer that is not one. Said by the daemon rather than by the
+call that started it: once, however many calls started one at the same moment, and only when it
+does run. ``policy daemon status`` asks it (``STATUS``) how it is; that request does not put
+off its leaving.
 
 The daemon does not serve from a state directory that is not the user's alone (another owner, or
 open to the group or others): it says so and leaves, changing nothing (the client, which checks
@@ -21,6 +31,7 @@ breakers) is never judged again by the client.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import sys
@@ -37,7 +48,8 @@ if TYPE_CHECKING:
     from ..engine import Engine
     from ..model import ToolCall
 
-STOP = b"stop"  # the request that makes the daemon leave (`policy serve --stop`)
+STOP = b"stop"  # the request that makes the daemon leave (`policy daemon stop`, `policy serve --stop`)
+STATUS = b"status"  # the request for how it is (`policy daemon status`), answered as a JSON object
 IDLE = 1800.0  # seconds without a request before the daemon leaves
 ENGINES = 16  # engines kept (one per working directory and environment in use)
 # An engine remembers how directories are spelled (symlinks resolved) for its lifetime: rebuilt
@@ -57,6 +69,10 @@ class Daemon:
         self.idle = idle
         self._engines: OrderedDict[Any, tuple[Any, float, Engine]] = OrderedDict()
         self._stopping = False
+        self.started = time.time()
+        self._last = time.monotonic()  # the last hook call (or the start): idle is counted from it
+        self.calls = 0
+        self._announced = False  # the first-start line went out
 
     def engine(self, call: ToolCall, env: Mapping[str, str]) -> Engine:
         """An engine for ``call``'s working directory and ``env``, rebuilt when a file it read changed."""
@@ -86,10 +102,13 @@ class Daemon:
         if raw == STOP:
             self._stopping = True
             return b"stopped"
+        if raw == STATUS:
+            return self._status()
         try:
             version, agent, payload, env = decode_request(raw)
         except ValueError:
             return b""
+        self._last = time.monotonic()
         if version != __version__:  # the package was upgraded (or downgraded) under us:
             self._stopping = True  # leave, so that the new version's client can start its own
             return b""
@@ -97,7 +116,26 @@ class Daemon:
         if problem is not None:  # a bad value (the client names it): the default, as in-process
             env = {**env, "POLICY_ENGINE_HOOK_TIMEOUT": repr(seconds)}
         reply = run(agent, payload, env, engine_for=self.engine)
-        return encode_reply(raw, self.key, __version__, reply.status, reply.stdout, reply.stderr)
+        self.calls += 1
+        stderr = reply.stderr
+        if not self._announced and reply.status == 0:
+            self._announced = True
+            stderr += announcement(os.getpid(), self.idle) + "\n"
+        return encode_reply(raw, self.key, __version__, reply.status, reply.stdout, stderr)
+
+    def _status(self) -> bytes:
+        """How the daemon is, for ``policy daemon status``: nothing a hook call sends is in it."""
+        quiet = time.monotonic() - self._last
+        status = {
+            "pid": os.getpid(),
+            "version": __version__,
+            "started": self.started,
+            "idle": self.idle,
+            "quiet": quiet,
+            "calls": self.calls,
+            "engines": len(self._engines),
+        }
+        return json.dumps(status).encode()
 
     def serve(self) -> bool:
         """Listen until idle for ``self.idle`` seconds; one request at a time. False, having said
@@ -118,12 +156,17 @@ class Daemon:
                 return True
             try:
                 server.listen(64)
-                server.settimeout(self.idle)
+                self._last = time.monotonic()
                 while True:
+                    # Counted from the last hook call: `policy daemon status` does not keep it up.
+                    left = self.idle - (time.monotonic() - self._last)
+                    if left <= 0:
+                        return True
+                    server.settimeout(left)
                     try:
                         connection, _ = server.accept()
                     except TimeoutError:
-                        return True
+                        continue
                     with connection:
                         self._handle(connection)
                     if self._stopping:
@@ -194,18 +237,58 @@ def _remove(path: str) -> None:
         os.unlink(path)
 
 
-def stop(env: Mapping[str, str]) -> bool:
-    """Ask the daemon of ``env``'s state directory to leave; True if one was running."""
-    path = socket_path(env)
+def announcement(pid: int, idle: float) -> str:
+    """The line a new daemon's first answer carries on stderr (see the module's docstring)."""
+    return (
+        f"policy-engine: started a background daemon (policy serve, pid {pid}) that answers hook calls "
+        f"with the engine loaded; it exits after {duration(idle)} without a call. `policy daemon stop` "
+        "stops it; POLICY_ENGINE_DAEMON=0 keeps hook calls from starting one."
+    )
+
+
+def duration(seconds: float) -> str:
+    """``30 minutes``, ``1 h 5 min``, ``45 s``: a span as a person reads it."""
+    if seconds < 120:
+        return f"{seconds:.2g} s" if seconds < 10 else f"{round(seconds)} s"
+    minutes = round(seconds / 60)
+    if minutes < 120:
+        return f"{minutes} minutes"
+    return f"{minutes // 60} h {minutes % 60} min" if minutes % 60 else f"{minutes // 60} h"
+
+
+def _ask(env: Mapping[str, str], request: bytes) -> bytes | None:
+    """What the daemon of ``env``'s state directory replies to ``request``; None when none answers."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
             connection.settimeout(5)
-            connection.connect(path)
-            connection.sendall(STOP)
+            connection.connect(socket_path(env))
+            connection.sendall(request)
             connection.shutdown(socket.SHUT_WR)
-            return bool(connection.recv(65536))
+            chunks = []
+            while chunk := connection.recv(65536):
+                chunks.append(chunk)
+            return b"".join(chunks)
     except OSError:
-        return False
+        return None
+
+
+def stop(env: Mapping[str, str]) -> bool:
+    """Ask the daemon of ``env``'s state directory to leave; True if one was running."""
+    return bool(_ask(env, STOP))
+
+
+def status(env: Mapping[str, str]) -> dict[str, Any] | None:
+    """How the daemon of ``env``'s state directory is (``Daemon._status``); None when none answers,
+    an empty dict when one answers without saying (a release before ``STATUS``, which leaves at
+    the next hook call of this one)."""
+    reply = _ask(env, STATUS)
+    if reply is None:
+        return None
+    try:
+        found = json.loads(reply)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def main(env: Mapping[str, str], idle: float) -> int:

@@ -5,7 +5,12 @@ and keeps everything else there as it was (what each agent reads, and where, is 
 ``agents/<agent>.py`` ``INSTALL``); ``policy uninstall`` removes exactly those entries; ``policy
 doctor`` reads the file back, runs the installed command on a harmless and on a destructive sample
 call as the agent would, and compares the agent's installed version with the one it was verified
-with.
+with. pi has no hook settings: its side is our extension, copied into pi's extensions directory
+(``extension.py``).
+
+Doctor checks the agents named, else those installed here (the agent's program on PATH, or its
+own directory under HOME), and says which it skipped. Its sample calls carry doctor's pass
+(``samplepass.py``): judged as any call, but neither logged nor counted.
 
 The command fails closed: it is a POSIX-sh guard around this installation's interpreter and client
 module by absolute path, so that when the installation is moved or deleted the agent gets exit 2
@@ -34,8 +39,11 @@ from ..agents import AGENTS as AGENT_NAMES
 from ..agents import agent_module
 from ..agents.protocol import Check, Installation
 from ..record import Record
+from . import extension
 
+# The agents whose hook is an entry in their settings file; then every agent install knows.
 AGENTS: tuple[str, ...] = tuple(name for name in AGENT_NAMES if agent_module(name).INSTALL is not None)
+INSTALLABLE: tuple[str, ...] = (*AGENTS, *extension.AGENTS)
 
 # Longer than the hook's own bound (POLICY_ENGINE_HOOK_TIMEOUT, 20 s by default), so that it is
 # the hook that times out and answers in the agent's protocol, not the agent that kills it.
@@ -55,6 +63,7 @@ class InstallResult(Record):
     backup: str | None  # the backup written before changing an existing file
     notes: tuple[str, ...] = ()  # what else was done (Codex's trust recorded)
     trouble: str | None = None  # what could not be done, and what the person must do instead
+    manual: tuple[str, ...] = ()  # nothing was done: how to do it by hand (pi, from a wheel)
 
 
 def _spec(agent: str) -> Installation:
@@ -366,7 +375,9 @@ def _rewritten_event(
 
 def install(agent: str, scope: str, cwd: str, env: Mapping[str, str]) -> InstallResult:
     """Add our hook to ``agent``'s settings file for ``scope``, keeping everything else there, and
-    take the agent's own step that makes it run (Codex: trust)."""
+    take the agent's own step that makes it run (Codex: trust); pi: copy our extension."""
+    if agent in extension.AGENTS:
+        return extension.install(scope, cwd, env, extension.source())
     spec = _spec(agent)
     path = settings_path(agent, scope, cwd, env)
     old, doc = _load(path)
@@ -382,7 +393,10 @@ def install(agent: str, scope: str, cwd: str, env: Mapping[str, str]) -> Install
 
 
 def uninstall(agent: str, scope: str, cwd: str, env: Mapping[str, str]) -> InstallResult:
-    """Remove our hook entries from ``agent``'s settings file for ``scope``, and nothing else."""
+    """Remove our hook entries from ``agent``'s settings file for ``scope``, and nothing else; pi:
+    our extension."""
+    if agent in extension.AGENTS:
+        return extension.uninstall(scope, cwd, env)
     spec = _spec(agent)
     path = settings_path(agent, scope, cwd, env)
     old, doc = _load(path)
@@ -413,16 +427,38 @@ def doctor(
     and trust, the installed command's answers, and the agent's version.
 
     ``run(argv, stdin) -> (status, stdout, stderr)`` runs a program (default: a subprocess in
-    ``cwd`` with a 20 s timeout); the hook is run as the agent runs it, ``/bin/sh -c COMMAND``.
+    ``cwd`` with a 20 s timeout, carrying doctor's pass); the hook is run as the agent runs it,
+    ``/bin/sh -c COMMAND`` (pi: the program its extension runs).
     """
-    runner = run or _subprocess_runner(cwd, env)
+    from .samplepass import sample_pass
+
     checks: list[Check] = []
-    for agent in agents:
-        found, command = _settings_checks(agent, scope, cwd, env)
-        checks += found
-        checks += _run_checks(agent, command or hook_command(agent, scope), cwd, runner)
-        checks.append(_version_check(agent, env, runner))
+    with sample_pass(env) as passed:
+        runner = run or _subprocess_runner(cwd, {**env, **passed})
+        for agent in agents:
+            if agent in extension.AGENTS:
+                found, argv = extension.checks(scope, cwd, env)
+            else:
+                found, command = _settings_checks(agent, scope, cwd, env)
+                argv = [SHELL, "-c", command or hook_command(agent, scope)]
+            checks += found
+            checks += _run_checks(agent, argv, cwd, runner)
+            checks.append(_version_check(agent, env, runner))
     return checks + _sandbox_checks(agents, env)
+
+
+def installed(agent: str, env: Mapping[str, str]) -> str | None:
+    """Why ``agent`` counts as installed here (its program on PATH, or its own directory under
+    HOME), or None: what doctor checks when no agent is named."""
+    module = agent_module(agent)
+    program = shutil.which(module.PROGRAM, path=env.get("PATH", os.defpath))
+    if program is not None:
+        return f"{module.PROGRAM} on PATH ({program})"
+    try:
+        home = agent_home(agent, env) if agent in AGENTS else extension.agent_directory(env)
+    except ValueError:  # no HOME
+        return None
+    return f"{home} exists" if os.path.isdir(home) else None
 
 
 def _sandbox_checks(agents: Sequence[str], env: Mapping[str, str]) -> list[Check]:
@@ -568,9 +604,8 @@ def _switch_check(agent: str, switch: Callable[[Json, str], str | None], doc: Js
     return Check(name, False, "the agent's hooks are switched off", fix)
 
 
-def _run_checks(agent: str, command: str, cwd: str, run: Runner) -> list[Check]:
+def _run_checks(agent: str, argv: list[str], cwd: str, run: Runner) -> list[Check]:
     module = agent_module(agent)
-    argv = [SHELL, "-c", command]
     harmless = run(argv, json.dumps(module.sample("ls", cwd, DOCTOR_SESSION)))
     dangerous = run(argv, json.dumps(module.sample("rm -rf /", cwd, DOCTOR_SESSION)))
     return [

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..agents.toolnames import ALIASES, BASH, SENSES, canonical_tool
@@ -92,8 +92,12 @@ class _Rule(Record):
     ignore: frozenset[str]
 
 
-def lint(paths: Sequence[str], env: Mapping[str, str]) -> list[Finding]:
-    """Every finding for the policy files at ``paths``, linted together."""
+def lint(
+    paths: Sequence[str], env: Mapping[str, str], advance: Callable[[int], None] | None = None
+) -> list[Finding]:
+    """Every finding for the policy files at ``paths``, linted together; ``advance(1)`` is called
+    as each file is done (the command's progress bar)."""
+    done = advance or (lambda n: None)
     from ..config.jsonc import parse
     from ..config.load import read_text
 
@@ -106,8 +110,10 @@ def lint(paths: Sequence[str], env: Mapping[str, str]) -> list[Finding]:
         except ConfigError as error:
             findings += [_problem(path, problem) for problem in error.problems]
             documents.pop(path, None)
+            done(1)  # nothing more to do with it
         except OSError as error:
             findings.append(Finding("PE001", ERROR, path, None, None, f"cannot be read: {error.strerror}"))
+            done(1)
     used = {name for document in documents.values() for name in _used_policies(document.data)}
     # A file that extends the embedded default judges what its locations leave uncovered by it.
     has_default = any(document.data.get("defaultPolicy") for document in documents.values()) or not any(
@@ -117,6 +123,7 @@ def lint(paths: Sequence[str], env: Mapping[str, str]) -> list[Finding]:
         ignored = frozenset(document.data.get("lintIgnore") or ())
         found = _warnings(path, document, used, has_default, env) + _tests(path, env)
         findings += [f for f in found if f.id not in ignored]
+        done(1)
     return sorted(findings, key=lambda f: (f.file, f.line or 0, f.column or 0, f.id))
 
 

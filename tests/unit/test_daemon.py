@@ -336,3 +336,130 @@ def test_a_good_hook_timeout_is_taken_silently(sandbox: Sandbox, daemon: Path) -
     result = hook(sandbox, payload(sandbox.project("repo"), "rm -rf x"), daemon=True)
     assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "POLICY_ENGINE_HOOK_TIMEOUT" not in result.stderr
+
+
+# --- policy daemon status | stop, and what a new daemon says ---------------------------------------
+
+
+def test_daemon_status_and_stop(sandbox: Sandbox) -> None:
+    from policy_engine.version import __version__
+
+    state = sandbox.root / "state"
+    sandbox.env["POLICY_ENGINE_STATE_DIR"] = str(state)
+    path = state / "daemon.sock"
+    none = sandbox.run("daemon", "status")
+    assert none.returncode == 1
+    assert none.stdout.splitlines()[:3] == [
+        f"no daemon is running (nothing answers on {path})",
+        f"  socket:          {path}",
+        f"  state directory: {state}",
+    ]
+    assert "POLICY_ENGINE_DAEMON is off here" in none.stdout  # as the sandbox sets it
+    sandbox.write(sandbox.user_config, POLICY % "rm *")
+    running = subprocess.Popen(
+        [sys.executable, "-m", "policy_engine", "serve", "--idle", "120"], env=sandbox.env
+    )
+    try:
+        wait_for(path)
+        shown = sandbox.run("daemon", "status")
+        assert shown.returncode == 0
+        assert (
+            shown.stdout.splitlines()[0]
+            == f"a daemon is running (pid {running.pid}), policy-engine {__version__}"
+        )
+        assert "hook calls answered: 0;" in shown.stdout
+        assert "leaves after 2 minutes without a call" in shown.stdout
+        hook(sandbox, payload(sandbox.project("repo"), "ls"), daemon=True)
+        assert "hook calls answered: 1, the last " in sandbox.run("daemon", "status").stdout
+    finally:
+        stopped = sandbox.run("daemon", "stop")
+    assert (stopped.returncode, stopped.stdout) == (0, f"stopped the daemon (pid {running.pid})\n")
+    assert running.wait(timeout=30) == 0
+    assert not path.exists()  # gone when `stop` returns: what runs next finds no daemon
+    assert sandbox.run("daemon", "status").returncode == 1
+    again = sandbox.run("daemon", "stop")
+    assert (again.returncode, again.stdout) == (0, "no daemon was running\n")
+
+
+def test_asking_for_the_status_does_not_keep_the_daemon_up(sandbox: Sandbox) -> None:
+    sandbox.env["POLICY_ENGINE_STATE_DIR"] = str(sandbox.root / "state")
+    path = sandbox.root / "state" / "daemon.sock"
+    idle = subprocess.Popen([sys.executable, "-m", "policy_engine", "serve", "--idle", "2"], env=sandbox.env)
+    wait_for(path)
+    started = time.monotonic()
+    while idle.poll() is None:  # a status request every few tenths of a second, more often than idle
+        assert time.monotonic() - started < 30, "the status requests kept the daemon up"
+        sandbox.run("daemon", "status")
+    assert idle.returncode == 0
+    assert not path.exists()
+
+
+def codex_payload(cwd: Path, command: str) -> str:
+    return json.dumps(
+        {
+            "session_id": "s1",
+            "turn_id": "1",
+            "transcript_path": "",
+            "cwd": str(cwd),
+            "hook_event_name": "PreToolUse",
+            "model": "gpt-5.5",
+            "permission_mode": "default",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_use_id": "t1",
+        }
+    )
+
+
+def started_line(pid: int, idle: str) -> str:
+    return (
+        f"policy-engine: started a background daemon (policy serve, pid {pid}) that answers hook calls "
+        f"with the engine loaded; it exits after {idle} without a call. `policy daemon stop` stops it; "
+        "POLICY_ENGINE_DAEMON=0 keeps hook calls from starting one."
+    )
+
+
+def test_the_hook_call_that_starts_a_daemon_leads_to_one_line_saying_so(sandbox: Sandbox) -> None:
+    """The call that starts it is judged in-process; the daemon's first answer says, once, on
+    stderr, that it runs and how to stop it; stdout is the answer alone, as without it."""
+    sandbox.write(sandbox.user_config, POLICY % "rm *")
+    sandbox.env["POLICY_ENGINE_STATE_DIR"] = str(sandbox.root / "state")
+    project = sandbox.project("repo")
+    try:
+        first = hook(sandbox, payload(project, "ls"), daemon=True)
+        assert first.returncode == 0 and "background daemon" not in first.stderr
+        wait_for(sandbox.root / "state" / "daemon.sock")
+        shown = sandbox.run("daemon", "status", env={"POLICY_ENGINE_DAEMON": "1"})
+        pid = int(shown.stdout.split("(pid ", 1)[1].split(")", 1)[0])
+        answers = [hook(sandbox, payload(project, command), daemon=True) for command in ("ls", "rm -rf x")]
+        assert answers[0].stderr.splitlines() == [started_line(pid, "30 minutes")]
+        assert answers[1].stderr == ""
+        direct = hook(sandbox, payload(project, "ls"), daemon=False)
+        assert answers[0].stdout == direct.stdout  # exactly the answer: one JSON object
+        assert json.loads(answers[1].stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    finally:
+        sandbox.run("daemon", "stop")
+
+
+def test_a_blocking_answer_does_not_carry_the_line(sandbox: Sandbox, daemon: Path) -> None:
+    """Exit 2 puts stderr before the model as the reason: the line waits for the next answer."""
+    project = sandbox.project("repo")
+    command = hook_command("codex")
+    env = {**sandbox.env, "POLICY_ENGINE_DAEMON": "1"}
+    blocked = subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=codex_payload(project, "rm -rf x"),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert blocked.returncode == 2
+    assert "background daemon" not in blocked.stderr
+    assert "hook calls answered: 1," in sandbox.run("daemon", "status").stdout  # the daemon's answer
+    allowed = hook(sandbox, payload(project, "ls"), daemon=True)
+    (line,) = [line for line in allowed.stderr.splitlines() if "background daemon" in line]
+    assert line.endswith(
+        "it exits after 2 minutes without a call. `policy daemon stop` stops it; "
+        "POLICY_ENGINE_DAEMON=0 keeps hook calls from starting one."
+    )

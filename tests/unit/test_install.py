@@ -834,3 +834,158 @@ def test_codex_trust_that_cannot_be_written_is_said(home: Path, project: Path, e
     result = install("codex", "user", str(project), {**env, "PATH": "/nonexistent"})
     assert result.trouble is not None and "nothing is guarded" in result.trouble
     assert config.read_text() == '[hooks]\nstate = { other = { trusted_hash = "x" } }\n'
+
+
+# --- pi: our extension in pi's extensions directory -----------------------------------------------
+
+PI_SOURCE = Path(policy_engine.__file__).resolve().parent.parent / "integrations" / "pi" / "index.ts"
+
+
+@pytest.fixture
+def pi_source(tmp_path: Path) -> Path:
+    """The extension as a checkout has it (a copy: this test must not depend on where it runs)."""
+    path = tmp_path / "integrations" / "pi" / "index.ts"
+    path.parent.mkdir(parents=True)
+    path.write_text(
+        "/**\n * policy-engine for pi: every tool call the agent makes is judged\n */\nexport {};\n"
+    )
+    return path
+
+
+def test_pi_install_copies_the_extension(
+    home: Path, project: Path, env: dict[str, str], pi_source: Path
+) -> None:
+    from policy_engine.hook import extension
+
+    copy = home / ".pi" / "agent" / "extensions" / "policy-engine.ts"
+    result = extension.install("user", str(project), env, str(pi_source))
+    assert (result.path, result.changed, result.backup) == (str(copy), True, None)
+    assert copy.read_bytes() == pi_source.read_bytes()
+    again = extension.install("user", str(project), env, str(pi_source))
+    assert (again.changed, again.backup) == (False, None)
+    # Another release's copy is replaced, after a backup pi does not load (not a .ts name).
+    copy.write_text("/**\n * policy-engine for pi: an older release\n */\n")
+    newer = extension.install("user", str(project), env, str(pi_source))
+    assert newer.changed and newer.backup is not None
+    assert Path(newer.backup).read_text().endswith("an older release\n */\n")
+    assert not newer.backup.endswith(".ts")
+    assert copy.read_bytes() == pi_source.read_bytes()
+    # $PI_CODING_AGENT_DIR moves it; --project puts it in the project's .pi/extensions.
+    moved = extension.install(
+        "user", str(project), {**env, "PI_CODING_AGENT_DIR": str(home / "pi")}, str(pi_source)
+    )
+    assert moved.path == str(home / "pi" / "extensions" / "policy-engine.ts")
+    shared = extension.install("project", str(project), env, str(pi_source))
+    assert shared.path == str(project / ".pi" / "extensions" / "policy-engine.ts")
+
+
+def test_pi_install_leaves_a_file_that_is_not_ours(
+    home: Path, project: Path, env: dict[str, str], pi_source: Path
+) -> None:
+    from policy_engine.hook import extension
+
+    copy = home / ".pi" / "agent" / "extensions" / "policy-engine.ts"
+    copy.parent.mkdir(parents=True)
+    copy.write_text("export default function mine() {}\n")
+    with pytest.raises(ValueError, match="is not policy-engine's pi extension; it was left untouched"):
+        extension.install("user", str(project), env, str(pi_source))
+    assert copy.read_text() == "export default function mine() {}\n"
+    assert extension.uninstall("user", str(project), env).changed is False
+    assert copy.exists()
+
+
+def test_pi_linked_directory_counts_and_no_second_copy_is_made(
+    home: Path, project: Path, env: dict[str, str], pi_source: Path
+) -> None:
+    """The README's other way, a link to integrations/pi: pi would judge every call twice beside a copy."""
+    from policy_engine.hook import extension
+
+    extensions = home / ".pi" / "agent" / "extensions"
+    extensions.mkdir(parents=True)
+    link = extensions / "policy-engine"
+    link.symlink_to(pi_source.parent)
+    result = extension.install("user", str(project), env, str(pi_source))
+    assert (result.path, result.changed) == (str(link), False)
+    assert sorted(p.name for p in extensions.iterdir()) == ["policy-engine"]
+    removed = extension.uninstall("user", str(project), env)
+    assert (removed.path, removed.changed) == (str(link), True)
+    assert not link.exists() and pi_source.exists()  # the link went, never what it points to
+
+
+def test_pi_without_the_extension_says_how_and_changes_nothing(
+    home: Path, project: Path, env: dict[str, str]
+) -> None:
+    from policy_engine.hook import extension
+
+    result = extension.install("user", str(project), env, None)
+    target = home / ".pi" / "agent" / "extensions" / "policy-engine.ts"
+    assert (result.path, result.changed) == (str(target), False)
+    assert "not part of this installation" in result.manual[0]
+    assert result.manual[1] == f"then: mkdir -p {target.parent} && cp integrations/pi/index.ts {target}"
+    assert not (home / ".pi").exists()
+
+
+def test_pi_uninstall_removes_the_copy(
+    home: Path, project: Path, env: dict[str, str], pi_source: Path
+) -> None:
+    from policy_engine.hook import extension
+
+    extension.install("user", str(project), env, str(pi_source))
+    removed = extension.uninstall("user", str(project), env)
+    assert removed.changed and not Path(removed.path).exists()
+    assert extension.uninstall("user", str(project), env).changed is False
+
+
+def test_doctor_runs_pi_s_engine_as_its_extension_does(
+    home: Path, project: Path, env: dict[str, str], pi_source: Path, tmp_path: Path
+) -> None:
+    from policy_engine.hook import extension
+
+    engine = tmp_path / "bin" / "policy"
+    engine.parent.mkdir()
+    engine.write_text("#!/bin/sh\n")
+    engine.chmod(0o755)
+    env = {**env, "POLICY_ENGINE_BIN": str(engine), "PATH": "/nonexistent"}
+    hook = FakeHook((0, '{"action": "allow"}', ""), (0, '{"action": "deny", "reason": "no"}', ""))
+    missing = by_name(doctor(["pi"], "user", str(project), env, run=hook))
+    assert not missing["pi: extension"].ok
+    assert missing["pi: extension"].fix == "run `policy install --agent pi --user`"
+    extension.install("user", str(project), env, str(pi_source))
+    checks = by_name(doctor(["pi"], "user", str(project), env, run=hook))
+    assert [name for name in checks if name.startswith("pi: ")] == [
+        "pi: extension",
+        "pi: engine",
+        "pi: harmless call (ls) allowed",
+        "pi: destructive call (rm -rf /) blocked",
+        "pi: version",
+    ]
+    assert all(check.ok for check in checks.values())
+    assert checks["pi: engine"].detail == f"POLICY_ENGINE_BIN={engine}"
+    # The extension's own request, to the program it runs, without a shell.
+    (argv, payload), _ = hook.calls[-2:]
+    assert argv == [str(engine), "hook", "--agent", "pi"]
+    assert (
+        payload["tool"] == "bash" and payload["input"] == {"command": "ls"} and payload["cwd"] == str(project)
+    )
+    denied = FakeHook((0, '{"action": "deny"}', ""), (0, '{"action": "allow"}', ""))
+    wrong = by_name(doctor(["pi"], "user", str(project), env, run=denied))
+    assert (
+        not wrong["pi: harmless call (ls) allowed"].ok
+        and not wrong["pi: destructive call (rm -rf /) blocked"].ok
+    )
+    # Neither $POLICY_ENGINE_BIN nor policy on PATH: the extension would block every call.
+    bare = {key: value for key, value in env.items() if key != "POLICY_ENGINE_BIN"}
+    lost = by_name(doctor(["pi"], "user", str(project), bare, run=hook))["pi: engine"]
+    assert not lost.ok and "would block every call" in lost.detail and lost.fix
+
+
+def test_this_installation_s_pi_extension_is_found_as_ours() -> None:
+    """A checkout's integrations/pi, or the copy an installed package ships (pyproject's package-dir):
+    either way, the repository's extension."""
+    from policy_engine.hook import extension
+
+    shipped = Path(policy_engine.__file__).resolve().parent / "pi_extension" / "index.ts"
+    expected = shipped if shipped.exists() else PI_SOURCE
+    assert extension.source() == str(expected)
+    checkout = Path(__file__).resolve().parents[2] / "integrations" / "pi" / "index.ts"
+    assert Path(str(extension.source())).read_bytes() == checkout.read_bytes()
