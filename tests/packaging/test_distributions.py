@@ -101,6 +101,11 @@ def _works(policy: Path, home: Path, env: dict[str, str]) -> None:
     assert run("presets").returncode == 0
     schema = run("schema")
     assert schema.returncode == 0 and json.loads(schema.stdout)["type"] == "object"
+    # pi's extension ships in the package: installed from it as from a checkout.
+    pi = run("install", "--agent", "pi")
+    assert pi.returncode == 0, pi
+    copy = home / ".pi" / "agent" / "extensions" / "policy-engine.ts"
+    assert copy.read_bytes() == (REPO / "integrations" / "pi" / "index.ts").read_bytes()
 
 
 def test_the_distributions_carry_the_metadata_and_the_license(dist: Path) -> None:
@@ -111,6 +116,7 @@ def test_the_distributions_carry_the_metadata_and_the_license(dist: Path) -> Non
     assert f"policy_engine-{__version__}.dist-info/licenses/LICENSE" in names
     assert "policy_engine/py.typed" in names
     assert "policy_engine/presets/default.jsonc" in names
+    assert "policy_engine/pi_extension/index.ts" in names
     assert metadata["Name"] == "policy-engine" and metadata["Version"] == __version__
     assert metadata["License-Expression"] == "MIT"
     assert metadata["Requires-Python"] == ">=3.11"

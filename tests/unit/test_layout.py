@@ -136,8 +136,11 @@ def test_pyproject_ships_every_package() -> None:
     package missing from the list would be missing from the wheel."""
     config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
     tree = {_module_name(p) for p in PACKAGE.rglob("__init__.py") if "__pycache__" not in p.parts}
-    assert set(config["packages"]) == tree | {"policy_engine.presets"}
-    assert config["package-dir"] == {"policy_engine.presets": "presets"}
+    assert set(config["packages"]) == tree | {"policy_engine.presets", "policy_engine.pi_extension"}
+    assert config["package-dir"] == {
+        "policy_engine.presets": "presets",
+        "policy_engine.pi_extension": "integrations/pi",
+    }
     assert (REPO / "presets" / "default.jsonc").is_file()
 
 
