@@ -92,19 +92,32 @@ class LayerJudge:
         # The policy verdict of each located policy: the same for every target it holds but for
         # the target itself (made once, then copied with each target's own fields).
         made: dict[tuple[str, str] | None, Verdict] = {}
+        # Whether each located policy has explicit read or write rules (most have none).
+        explicit: dict[str, bool] = {}
+        places = self._places(context, "")
         for target, senses in targets.items():
-            located = self._locate(target, context)
-            template = made.get(located)
-            if template is None:
-                template, possible = self._policy_verdict(atom, target, located, context, matches)
-                made[located] = template
+            located = self._locate(target, context, places)
+            scope = _scope(target, context.home)
+            verdict = made.get(located)
+            if verdict is None:
+                verdict, possible = self._policy_verdict(
+                    atom, target, located, context, matches, senses[-1], scope
+                )
+                made[located] = verdict
                 doubts += [_possibly(rule, atom) for rule in possible if rule.action >= Action.ASK]
-            verdict = template._replace(target=target, sense=senses[-1], scope=_scope(target, context.home))
+            else:
+                verdict = verdict._replace(target=target, sense=senses[-1], scope=scope)
             if self._approvals and located is not None and target not in redirected:
                 verdict = self._approved(atom, target, located, verdict, context.cwd)
             policy_verdicts.append(verdict)
             verdicts.append(verdict)
             if atom.command is None or located is None:
+                continue
+            has = explicit.get(located[0])
+            if has is None:
+                book = self._book(located[0])
+                has = explicit[located[0]] = any(book.explicit(tool) for tool in ("read", "write"))
+            if not has:
                 continue
             for sense in senses:
                 tool = _EXPLICIT.get(sense) if sense is not None else None
@@ -229,13 +242,14 @@ class LayerJudge:
             ]
         return [directory for directory in directories if directory != path and inside(directory, path)]
 
-    def _locate(self, target: str, context: Context) -> tuple[str, str] | None:
+    def _locate(self, target: str, context: Context, places: LocationIndex) -> tuple[str, str] | None:
         """(policy name, location key or "defaultPolicy") for ``target``; None when nothing covers it.
 
-        The layer's own locations, then its defaultPolicy; then, where the layer extends the
-        embedded default, the default's locations and defaultPolicy (config/layers.py)."""
+        The layer's own locations (``places``: ``_places(context, "")``), then its defaultPolicy;
+        then, where the layer extends the embedded default, the default's locations and
+        defaultPolicy (config/layers.py)."""
         layer = self.layer
-        entry = self._places(context, "").resolve(target)
+        entry = places.resolve(target)
         if entry is not None:
             return entry.policy, entry.key
         if layer.default_policy is not None:
@@ -278,12 +292,18 @@ class LayerJudge:
         located: tuple[str, str] | None,
         context: Context,
         matches: dict[str, RuleMatch],
+        sense: Sense | None,
+        scope: str | None,
     ) -> tuple[Verdict, tuple[CompiledRule, ...]]:
-        """The located policy's verdict, and its restrictive rules that may match depending on what
-        bash computes (rules.py); ``matches`` holds this atom's match in each policy so far."""
+        """The located policy's verdict on ``atom`` at ``target`` (touched with ``sense``, which is
+        ``scope`` to the user), and its restrictive rules that may match depending on what bash
+        computes (rules.py); ``matches`` holds this atom's match in each policy so far."""
         layer = self.layer
         if located is None:
-            return Verdict(Action.ALLOW, VerdictKind.UNRESTRICTED, layer.name, atom, target), ()
+            verdict = Verdict(
+                Action.ALLOW, VerdictKind.UNRESTRICTED, layer.name, atom, target, sense=sense, scope=scope
+            )
+            return verdict, ()
         key, where = located
         policy = layer.policies[key]
         found = matches.get(key)
@@ -301,9 +321,12 @@ class LayerJudge:
                 policy.name,
                 where,
                 origin=policy.default_origin,
+                sense=sense,
+                scope=scope,
             )
             return verdict, possible
-        return self._rule_verdict(atom, target, located, winner, beaten), possible
+        verdict = self._rule_verdict(atom, target, located, winner, beaten)
+        return verdict._replace(sense=sense, scope=scope), possible
 
     def _explicit_verdict(
         self, atom: Atom, target: str, located: tuple[str, str], tool: str
