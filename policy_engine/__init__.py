@@ -8,12 +8,12 @@ The names below are imported when first used: a hook call answered by the daemon
 for loading the engine (``client.py``).
 """
 
-from __future__ import annotations
-
-from importlib import import_module
+import sys
 
 from .version import __version__
 
+# Neither ``from __future__ import annotations`` nor ``importlib`` (which brings ``warnings``): the
+# daemon's client imports this package, and each costs it a fraction of a millisecond.
 TYPE_CHECKING = False  # not typing's: importing typing costs ~5 ms; type checkers treat it as True
 if TYPE_CHECKING:
     from typing import Any
@@ -56,10 +56,12 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'policy_engine' has no attribute {name!r}")
-    value = getattr(import_module(f".{home}", __name__), name)
+    module = f"{__name__}.{home}"
+    __import__(module)
+    value = getattr(sys.modules[module], name)
     globals()[name] = value
     return value

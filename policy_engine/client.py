@@ -5,9 +5,11 @@ A hook is a new process per tool call. Importing the engine, tree-sitter and the
 costs some 40 ms on every call; asking ``policy serve`` over its unix socket costs little more
 than starting Python, provided this module imports nothing it can avoid: not the package's other
 modules, not ``typing`` (~5 ms), not ``socket`` (its enums, ~3 ms: ``_socket`` does the same
-work), not ``json`` (it brings ``re``), not ``hmac`` (it loads OpenSSL, ~2.5 ms). Requests and
-replies are therefore fields separated by NUL bytes, which neither environment values, agents' JSON
-payloads nor our answers contain.
+work), not ``json`` (it brings ``re``), not ``hmac`` (it loads OpenSSL, ~2.5 ms); nor, in the
+modules it reads (``hook.wire``, ``session.statedir``, the package's ``__init__``), ``__future__``
+(their annotations are quoted instead), ``importlib`` or ``types``. Requests and replies are
+therefore fields separated by NUL bytes, which neither environment values, agents' JSON payloads
+nor our answers contain.
 
 Whatever listens on the socket is not believed for being there: the client takes an answer only
 from a daemon that proves it is ours. The state directory must be the user's alone (owned by the
@@ -18,8 +20,6 @@ neither read nor write: self-protection), of the request — with a fresh nonce 
 itself: a replayed or spliced reply fails, and the secret never crosses the socket. An answer that
 is not proven is not used: the call is judged in-process, and one line on stderr says why.
 """
-
-from __future__ import annotations
 
 import os
 import sys
@@ -41,7 +41,7 @@ def _hook_agent(argv: list[str]) -> str | None:
     return None
 
 
-def ask_daemon(agent: str, text: str, env: Mapping[str, str], timeout: float) -> Reply | str | None:
+def ask_daemon(agent: str, text: str, env: "Mapping[str, str]", timeout: float) -> Reply | str | None:
     """The daemon's reply; None when no daemon can answer (none running, a stale socket, another
     version, too slow); or, when what answers cannot prove it is our daemon, why (a phrase). The
     caller judges in-process unless it got a reply."""
@@ -95,7 +95,7 @@ def ask_daemon(agent: str, text: str, env: Mapping[str, str], timeout: float) ->
     return reply
 
 
-def _peer_uid(connection: Any) -> int | None:
+def _peer_uid(connection: "Any") -> int | None:
     """The uid of the process that listens at the other end of ``connection``, as the kernel says,
     or None where it cannot be learnt (then the key alone proves the daemon)."""
     if sys.platform == "linux":
@@ -116,7 +116,7 @@ def _peer_uid(connection: Any) -> int | None:
     return None
 
 
-def start_daemon(env: Mapping[str, str]) -> None:
+def start_daemon(env: "Mapping[str, str]") -> None:
     """Start ``policy serve`` in the background for later calls (this one is judged in-process)."""
     import contextlib
     import subprocess
@@ -155,7 +155,7 @@ def main() -> int:
     os._exit(hook(agent, os.environ))
 
 
-def hook(agent: str, env: Mapping[str, str]) -> int:
+def hook(agent: str, env: "Mapping[str, str]") -> int:
     """Answer one hook call of ``agent`` from stdin, by the daemon or in-process. Never raises and
     never exits with anything but 0 or the blocking 2: an agent runs the tool on any other status."""
     try:
@@ -172,7 +172,7 @@ def hook(agent: str, env: Mapping[str, str]) -> int:
     return reply.status if reply.status in (0, 2) else 2
 
 
-def _answer(agent: str, raw: bytes, env: Mapping[str, str]) -> Reply:
+def _answer(agent: str, raw: bytes, env: "Mapping[str, str]") -> Reply:
     """The reply, within one time budget for the whole call (``POLICY_ENGINE_HOOK_TIMEOUT``): the
     daemon gets half of it (it answers one call at a time, and may be busy with a slow one), judging
     in-process the rest, so that the answer always comes before the agent's own timeout."""
@@ -218,7 +218,7 @@ def _emergency(agent: str, error: BaseException) -> Reply:
         return Reply("", reason + "\n", 2)
 
 
-def _write(stream: Any, text: str) -> None:
+def _write(stream: "Any", text: str) -> None:
     """Write ``text`` whatever it holds (a surrogate from a payload must not crash the answer)."""
     if text:
         stream.buffer.write(text.encode("utf-8", "replace"))

@@ -20,16 +20,21 @@ Agent modules import only ``model``, ``record`` and ``protocol``: the core reads
 other way round.
 """
 
-from __future__ import annotations
+import sys
 
-import importlib
-from types import ModuleType
+# Neither ``from __future__ import annotations``, ``importlib`` nor ``types``: the daemon's client
+# imports this package for AGENTS, and each would cost it a fraction of a millisecond.
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from types import ModuleType
 
 AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "pi")
 
 
-def agent_module(agent: str) -> ModuleType:
+def agent_module(agent: str) -> "ModuleType":
     """The module of ``agent`` (imported on demand: a hook needs one)."""
     if agent not in AGENTS:
         raise ValueError(f'unknown agent "{agent}": use one of {", ".join(AGENTS)}')
-    return importlib.import_module(f"{__name__}.{agent}")
+    module = f"{__name__}.{agent}"
+    __import__(module)
+    return sys.modules[module]

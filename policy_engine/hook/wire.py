@@ -7,8 +7,6 @@ Fields are separated by NUL bytes, which neither environment values, agents' JSO
 our answers contain. Standard library alone, and of the package only the state directory.
 """
 
-from __future__ import annotations
-
 import os
 
 TYPE_CHECKING = False  # not typing's (see client.py); type checkers treat the name as True
@@ -44,7 +42,7 @@ class Reply:
         self.stdout, self.stderr, self.status = stdout, stderr, status
 
 
-def forwarded_env(env: Mapping[str, str]) -> dict[str, str]:
+def forwarded_env(env: "Mapping[str, str]") -> dict[str, str]:
     forwarded = {k: v for k, v in env.items() if k in FORWARDED or k.startswith(FORWARDED_PREFIXES)}
     for name in env:
         if name not in forwarded and secret_name(name):
@@ -59,7 +57,7 @@ def secret_name(name: str) -> bool:
 
 
 def encode_request(
-    version: str, nonce: str, agent: str, payload: str, env: Mapping[str, str]
+    version: str, nonce: str, agent: str, payload: str, env: "Mapping[str, str]"
 ) -> bytes | None:
     """The request's bytes, or None when a field holds a NUL (the call is then judged in-process).
     ``nonce`` is fresh for every request (hex digits): the daemon's proof covers it."""
@@ -125,7 +123,7 @@ def _hmac_sha256(key: bytes, message: bytes) -> bytes:
     return sha256(bytes(byte ^ 0x5C for byte in block) + inner).digest()
 
 
-def _sha256() -> Callable[[bytes], HASH]:
+def _sha256() -> "Callable[[bytes], HASH]":
     """The SHA-256 constructor, from the cheapest module that has it."""
     if TYPE_CHECKING:
         from hashlib import sha256
@@ -140,7 +138,7 @@ def _sha256() -> Callable[[bytes], HASH]:
     return sha256
 
 
-def read_key(env: Mapping[str, str]) -> bytes | str:
+def read_key(env: "Mapping[str, str]") -> bytes | str:
     """The daemon's secret, or why it cannot be used (a phrase): missing, not the user's alone
     (a key others could read proves nothing), or too short."""
     from policy_engine.session.statedir import key_path, not_ours_alone
@@ -162,7 +160,7 @@ def read_key(env: Mapping[str, str]) -> bytes | str:
     return key if len(key) >= KEY_BYTES else f"the daemon's key {path} is too short ({len(key)} bytes)"
 
 
-def hook_timeout(env: Mapping[str, str]) -> tuple[float, str | None]:
+def hook_timeout(env: "Mapping[str, str]") -> tuple[float, str | None]:
     """The seconds one hook call may take (``POLICY_ENGINE_HOOK_TIMEOUT``, unset or empty for the
     default), and what is wrong with the variable when it holds anything but a number of seconds
     in range (nan, inf, 0, a word): then the default applies, never "no limit" nor "no time"."""

@@ -1,8 +1,6 @@
 """Where the engine keeps what outlives a process: the state store, the decision log, the daemon's
 socket and key. Standard library alone, and nothing of the package: the hook client reads it first."""
 
-from __future__ import annotations
-
 import os
 
 TYPE_CHECKING = False  # not typing's: the client must not pay for importing it
@@ -14,7 +12,7 @@ SOCKET_NAME = "daemon.sock"
 KEY_NAME = "daemon.key"  # the daemon's secret: it proves to the client that it is ours
 
 
-def state_directory(env: Mapping[str, str]) -> str:
+def state_directory(env: "Mapping[str, str]") -> str:
     """``POLICY_ENGINE_STATE_DIR``, else ``$XDG_STATE_HOME/policy-engine`` (an absolute
     ``XDG_STATE_HOME`` only), else ``~/.local/state/policy-engine``."""
     if env.get("POLICY_ENGINE_STATE_DIR"):
@@ -24,17 +22,17 @@ def state_directory(env: Mapping[str, str]) -> str:
     return os.path.join(base if base.startswith("/") else os.path.join(home, ".local/state"), "policy-engine")
 
 
-def log_path(env: Mapping[str, str]) -> str:
+def log_path(env: "Mapping[str, str]") -> str:
     """The decision log."""
     return os.path.join(state_directory(env), LOG_NAME)
 
 
-def socket_path(env: Mapping[str, str]) -> str:
+def socket_path(env: "Mapping[str, str]") -> str:
     """The daemon's socket."""
     return os.path.join(state_directory(env), SOCKET_NAME)
 
 
-def key_path(env: Mapping[str, str]) -> str:
+def key_path(env: "Mapping[str, str]") -> str:
     """The daemon's secret (0o600, self-protected for reading and writing)."""
     return os.path.join(state_directory(env), KEY_NAME)
 
