@@ -117,7 +117,11 @@ def _peer_uid(connection: "Any") -> int | None:
 
 
 def start_daemon(env: "Mapping[str, str]") -> None:
-    """Start ``policy serve`` in the background for later calls (this one is judged in-process)."""
+    """Start ``policy serve`` in the background for later calls (this one is judged in-process).
+
+    In ``/`` and with ``-P``: ``python -m`` would otherwise put the agent's working directory first
+    on ``sys.path``, and a ``policy_engine`` directory there (a cloned repository's, or one the
+    agent wrote) would be imported as the engine, and answer every later call."""
     import contextlib
     import subprocess
 
@@ -125,7 +129,8 @@ def start_daemon(env: "Mapping[str, str]") -> None:
     environment = {name: value for name, value in env.items() if name != "POLICY_ENGINE_DOCTOR_PASS"}
     with contextlib.suppress(OSError):  # no daemon: every call is judged in-process
         subprocess.Popen(
-            [sys.executable, "-m", "policy_engine", "serve"],
+            [sys.executable, "-P", "-m", "policy_engine", "serve"],
+            cwd="/",
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -95,8 +95,12 @@ def _works(policy: Path, home: Path, env: dict[str, str]) -> None:
         "tool_input": {"command": "cat ~/.ssh/id_rsa"},
     }
     hooked = run("hook", "--agent", "claude", stdin=json.dumps(payload))
-    answer = json.loads(hooked.stdout)["hookSpecificOutput"]
-    assert answer["permissionDecision"] == "deny", hooked
+    try:
+        answer = json.loads(hooked.stdout)["hookSpecificOutput"]
+        assert answer["permissionDecision"] == "deny", hooked
+    finally:
+        # The hook call started a daemon (it lives 30 idle minutes): this one is the test's.
+        assert run("daemon", "stop").returncode == 0
     # The presets and the schema are data files: a wheel without them would fail here.
     assert run("presets").returncode == 0
     schema = run("schema")

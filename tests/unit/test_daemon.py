@@ -62,15 +62,16 @@ def daemon(sandbox: Sandbox) -> Iterator[Path]:
 
 
 def hook(
-    sandbox: Sandbox, text: str, *, daemon: bool, importtime: bool = False
+    sandbox: Sandbox, text: str, *, daemon: bool, importtime: bool = False, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """The hook as `policy install` writes it into the agents' settings, run as they run it."""
+    """The hook as `policy install` writes it into the agents' settings, run as they run it (in
+    ``cwd``: an agent runs its hooks in its working directory)."""
     command = hook_command("claude")
     if importtime:
         command = command.replace('"$P" "$C"', '"$P" -Ximporttime "$C"')
     argv = ["/bin/sh", "-c", command]
     env = {**sandbox.env, "POLICY_ENGINE_DAEMON": "1" if daemon else "0"}
-    return subprocess.run(argv, input=text, capture_output=True, text=True, env=env, timeout=60)
+    return subprocess.run(argv, input=text, capture_output=True, text=True, env=env, timeout=60, cwd=cwd)
 
 
 def test_the_daemon_answers_as_in_process_judging_does(sandbox: Sandbox, daemon: Path) -> None:
@@ -159,6 +160,36 @@ def test_a_stale_socket_falls_back_and_starts_a_daemon(sandbox: Sandbox) -> None
         stopped = sandbox.run("serve", "--stop")
         assert stopped.returncode == 0
     wait_for(path, present=False)
+
+
+def test_a_policy_engine_directory_in_the_project_is_never_the_daemon(sandbox: Sandbox) -> None:
+    """The daemon a hook call starts is our package, whatever the agent's working directory holds:
+    a repository (or the agent) that puts a ``policy_engine`` package there does not get its code
+    run as the engine that answers every later call."""
+    sandbox.write(sandbox.user_config, POLICY % "rm *")
+    state = sandbox.root / "state"
+    sandbox.env["POLICY_ENGINE_STATE_DIR"] = str(state)
+    project = sandbox.project("repo")
+    marker = sandbox.root / "planted-code-ran"
+    planted = project / "policy_engine"
+    planted.mkdir()
+    (planted / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    (planted / "__main__.py").write_text("")
+    try:
+        result = hook(sandbox, payload(project, "rm -rf x"), daemon=True, cwd=project)
+        assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+        from policy_engine import client
+
+        deadline = time.monotonic() + 20
+        while (reply := client.ask_daemon("claude", payload(project, "rm -rf y"), sandbox.env, 5)) is None:
+            assert not marker.exists(), "the project's policy_engine package was imported"
+            assert time.monotonic() < deadline, "no daemon was started"
+            time.sleep(0.1)
+        assert not isinstance(reply, str), reply
+        assert json.loads(reply.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+        assert not marker.exists()
+    finally:
+        sandbox.run("daemon", "stop")
 
 
 def test_stop_and_idle(sandbox: Sandbox) -> None:
