@@ -123,3 +123,19 @@ def bash(command: str, cwd: str | Path) -> ToolCall:
 
 def tool(name: str, cwd: str | Path, **tool_input: Any) -> ToolCall:
     return ToolCall(name, tool_input, str(cwd))
+
+
+def read_terminal(leader: int) -> bytes:
+    """Everything written to a pseudo-terminal (``pty.openpty``'s ``leader``) until the last process
+    holding its follower ends; the leader is closed. What a person at that terminal would see."""
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the follower's last holder left: the process is gone
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(leader)
+    return seen

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import Sandbox
+from helpers import Sandbox, read_terminal
 
 from policy_engine.cli import _ALIASES, _MODULES, build_parser
 from policy_engine.version import __version__
@@ -76,16 +76,7 @@ def on_terminal(
     assert process.stdin is not None
     process.stdin.write((stdin or "").encode())
     process.stdin.close()
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the follower closed: the process is gone
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(leader)
+    shown = read_terminal(leader)
     status = process.wait(timeout=60)
     return status, shown.decode().replace("\r\n", "\n")  # the terminal's own line endings
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import Sandbox
+from helpers import Sandbox, read_terminal
 
 from policy_engine.decisionlog import writer as audit
 
@@ -48,17 +48,8 @@ def run(sandbox: Sandbox, args: list[str], *, stderr_is_terminal: bool) -> tuple
         command, stdout=subprocess.PIPE, stderr=follower, env=sandbox.env, cwd=sandbox.root
     )
     os.close(follower)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the follower closed: the process is gone
-            break
-        if not chunk:
-            break
-        seen += chunk
+    seen = read_terminal(leader)
     stdout, _ = process.communicate(timeout=120)
-    os.close(leader)
     assert process.returncode == 0, seen
     return stdout, seen
 

@@ -7,6 +7,8 @@ import pty
 import subprocess
 import sys
 
+from helpers import read_terminal
+
 # A script counting a million steps: how it looks on stderr is what is tested.
 _SCRIPT = """
 from policy_engine.cli.progress import progress
@@ -27,17 +29,8 @@ def _run(stderr_is_terminal: bool) -> tuple[bytes, bytes]:
         [sys.executable, "-c", _SCRIPT], stdout=subprocess.PIPE, stderr=follower, env=dict(os.environ)
     )
     os.close(follower)
-    seen = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the follower closed: the process is gone
-            break
-        if not chunk:
-            break
-        seen += chunk
+    seen = read_terminal(leader)
     stdout, _ = process.communicate(timeout=120)
-    os.close(leader)
     return stdout, seen
 
 

@@ -8,7 +8,7 @@ import pty
 import subprocess
 import sys
 
-from helpers import Sandbox
+from helpers import Sandbox, read_terminal
 
 OLD = '{ "policies": { "p": { "defaultAction": "allow", "rules": [] } }, "defaultPolicy": "p" }'
 NEW = (
@@ -31,16 +31,7 @@ def run(sandbox: Sandbox, args: list[str], *, terminal: bool) -> tuple[int, byte
         leader, follower = pty.openpty()
         process = subprocess.Popen(argv, stdout=stdout, stderr=follower, cwd=sandbox.root, env=sandbox.env)
         os.close(follower)
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the follower's last holder left: the process is gone
-                break
-            if not chunk:
-                break
-            seen += chunk
-        os.close(leader)
+        seen = read_terminal(leader)
         status = process.wait(timeout=120)
     return status, out.read_bytes(), seen
 
