@@ -525,18 +525,25 @@ def _percent(n: int, total: int) -> str:
 
 
 def _nice_ceiling(peak: int) -> int:
-    """The smallest 1, 2 or 5 times a power of ten that is at least ``peak`` (at least 1)."""
+    """The smallest round whole number at least ``peak`` (at least 1): 1, 1.2, 1.6, 2, 2.5, 3, 4, 5,
+    6 or 8 times a power of ten, so that the tallest bar fills most of the chart (with 1, 2 and 5
+    alone, a peak of 10,100 is drawn on a scale of 20,000)."""
     magnitude = 1
     while True:
-        for factor in (1, 2, 5):
-            if factor * magnitude >= peak:
-                return factor * magnitude
+        for tenths in (10, 12, 16, 20, 25, 30, 40, 50, 60, 80):
+            value, rest = divmod(tenths * magnitude, 10)
+            if not rest and value >= peak:
+                return value
         magnitude *= 10
 
 
 def _ticks(scale: int) -> list[int]:
-    """The gridlines: quarters of the scale that are whole numbers."""
-    return sorted({scale * quarter // 4 for quarter in range(5) if scale * quarter % 4 == 0})
+    """The gridlines: the scale in quarters, fifths, thirds or halves, the first of those that
+    falls on whole numbers (a scale of 25 in fifths); else its ends."""
+    for parts in (4, 5, 3, 2):
+        if scale % parts == 0:
+            return [scale * part // parts for part in range(parts + 1)]
+    return [0, scale]
 
 
 def _bucket_label(start: int, step: int) -> str:

@@ -333,6 +333,17 @@ def test_the_time_chart_picks_the_smallest_bucket_that_fits(span: int, step: int
     assert sum((counts for _, counts in buckets), start=pages.Counter()) == {"allow": 1, "ask": 1, "deny": 1}
 
 
+def test_a_chart_s_scale_fits_its_tallest_bar_with_whole_gridlines() -> None:
+    """The scale is a round number, at most a third above the tallest bar (a peak of 10,100 on a
+    scale of 20,000 left half the chart empty), with at least one gridline between its ends."""
+    for peak in [*range(1, 2_000), *range(2_000, 1_000_000, 997)]:
+        scale = pages._nice_ceiling(peak)
+        assert peak <= scale <= peak * 4 / 3, (peak, scale)
+        ticks = pages._ticks(scale)
+        assert ticks[0] == 0 and ticks[-1] == scale and ticks == sorted(set(ticks))
+        assert scale == 1 or len(ticks) >= 3, (scale, ticks)
+
+
 def test_a_span_beyond_every_bucket_still_fits_the_chart() -> None:
     records = [decision(0, "allow"), decision(1e12, "deny")]
     step, buckets = pages.time_buckets(pages.gather(records).minutes)
