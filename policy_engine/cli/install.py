@@ -32,7 +32,8 @@ INSTALL_EPILOG = """\
 pi has no hook settings: install copies our extension (integrations/pi/index.ts) into pi's
 extensions directory (~/.pi/agent/extensions/ or $PI_CODING_AGENT_DIR/extensions/; --project:
 .pi/extensions/ in the project) as policy-engine.ts, and uninstall removes it (or a link to
-integrations/pi); an installation without the extension (a wheel) says how to install it by hand.
+integrations/pi); an installation without the extension (it ships in the package) says how to
+install it by hand.
 """
 
 

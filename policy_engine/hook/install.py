@@ -63,7 +63,7 @@ class InstallResult(Record):
     backup: str | None  # the backup written before changing an existing file
     notes: tuple[str, ...] = ()  # what else was done (Codex's trust recorded)
     trouble: str | None = None  # what could not be done, and what the person must do instead
-    manual: tuple[str, ...] = ()  # nothing was done: how to do it by hand (pi, from a wheel)
+    manual: tuple[str, ...] = ()  # nothing was done: how to do it by hand (pi, its extension missing)
 
 
 def _spec(agent: str) -> Installation:
