@@ -52,6 +52,8 @@ class LocationIndex:
 
     def resolve(self, target: str) -> LocationEntry | None:
         """The entry whose directory holds ``target`` with the longest spelling, or None."""
+        if not self._index and not self._loose:  # a layer without locations: its every target
+            return None
         candidates: list[tuple[int, str, LocationEntry]]
         if self._loose or not target.startswith("/"):
             candidates = [*self._loose, *self._index.everything()]

@@ -20,11 +20,13 @@ import stat
 from time import monotonic
 
 from ..model import WHOLE_TREE, Sense
-from ..paths import inside
+from ..paths import fold
 from ..record import Record
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ..analysis.shell.commandline import Reader
     from ..model import Access, Atom
 
@@ -91,6 +93,10 @@ def inspect(atom: Atom, where: str, reader: Reader | None = None) -> Consequence
     command knowledge (None: its push and alternatives are not looked for)."""
     deadline = monotonic() + BUDGET
     paths: list[tuple[str, Found]] = []
+    # Every spelling of a directory that holds another path the atom touches, and each path's
+    # spellings by its folded form (where case is ignored, "/X" is inside "/x"): as inside() has it.
+    holders: set[str] | None = None
+    spelt: dict[str, set[str]] = {}
     for access in atom.accesses:
         if access.sense not in (Sense.WRITE, Sense.DELETE) or any(p == access.path for p, _ in paths):
             continue
@@ -98,9 +104,14 @@ def inspect(atom: Atom, where: str, reader: Reader | None = None) -> Consequence
             break
         # A glob's directory stands for what the glob may match (`rm -rf *` also deletes the
         # directory's entries, which the analysis names): what it holds is not what goes.
-        whole = access.tree == WHOLE_TREE and not any(
-            a.path != access.path and inside(a.path, access.path) for a in atom.accesses
-        )
+        whole = False
+        if access.tree == WHOLE_TREE:
+            if holders is None:  # once per atom: a line of thousands of operands asks it up to 8 times
+                holders = {d for a in atom.accesses for d in _holders(a.path)}
+                for a in atom.accesses:
+                    spelt.setdefault(fold(a.path), set()).add(a.path)
+            folded = fold(access.path)
+            whole = folded not in holders and spelt[folded] == {access.path}
         found = look(access._replace(tree=access.tree if whole else None), deadline)
         if found is not None:
             paths.append((access.path, found))
@@ -112,6 +123,17 @@ def inspect(atom: Atom, where: str, reader: Reader | None = None) -> Consequence
         advice = advised(atom, reader)
         push = pushed(atom, where, reader)
     return Consequence(tuple(paths), push, advice)
+
+
+def _holders(path: str) -> Iterator[str]:
+    """Every spelling ``d`` other than ``path`` itself for which ``inside(path, d)`` holds, folded as
+    ``inside`` folds: each directory above ``path``, with and without its trailing slash."""
+    path = fold(path)
+    for cut, character in enumerate(path):
+        if character == "/":
+            yield path[:cut]  # "" too: inside() takes it for "/"
+            if cut + 1 < len(path):
+                yield path[: cut + 1]
 
 
 def look(access: Access, deadline: float) -> Found | None:

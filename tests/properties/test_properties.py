@@ -138,6 +138,28 @@ _SPELLED = st.builds(
 )
 
 
+@settings(max_examples=1000)
+@given(_SPELLED, _SPELLED, st.booleans())
+def test_the_holders_of_a_path_are_the_directories_inside_names(
+    path: str, directory: str, case_insensitive: bool
+) -> None:
+    """What a consequence looks up once per atom (explain/consequences.py: does another path of the
+    atom lie inside this one?) is what asking ``inside`` of every pair gives, in either case mode."""
+    from policy_engine import paths
+    from policy_engine.explain.consequences import _holders
+    from policy_engine.paths import inside
+
+    saved = paths.CASE_INSENSITIVE
+    paths.CASE_INSENSITIVE = case_insensitive
+    try:
+        holders = set(_holders(path))
+        proper = directory != path and inside(path, directory)
+        same_folded = paths.fold(directory) == paths.fold(path) and directory != path
+        assert proper == (paths.fold(directory) in holders or same_folded)
+    finally:
+        paths.CASE_INSENSITIVE = saved
+
+
 @settings(max_examples=400)
 @given(st.lists(st.lists(_SPELLED, min_size=1, max_size=2), max_size=8), st.lists(_SPELLED, max_size=6))
 def test_the_location_index_resolves_as_trying_every_location(
