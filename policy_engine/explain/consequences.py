@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from bisect import bisect_left
 from time import monotonic
 
 from ..model import WHOLE_TREE, Sense
@@ -25,8 +26,6 @@ from ..record import Record
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from ..analysis.shell.commandline import Reader
     from ..model import Access, Atom
 
@@ -93,9 +92,9 @@ def inspect(atom: Atom, where: str, reader: Reader | None = None) -> Consequence
     command knowledge (None: its push and alternatives are not looked for)."""
     deadline = monotonic() + BUDGET
     paths: list[tuple[str, Found]] = []
-    # Every spelling of a directory that holds another path the atom touches, and each path's
-    # spellings by its folded form (where case is ignored, "/X" is inside "/x"): as inside() has it.
-    holders: set[str] | None = None
+    # The atom's paths folded as inside() folds them, in order (a directory's contents follow it),
+    # and each one's spellings (where case is ignored, "/X" is inside "/x"): made once per atom.
+    ordered: list[str] | None = None
     spelt: dict[str, set[str]] = {}
     for access in atom.accesses:
         if access.sense not in (Sense.WRITE, Sense.DELETE) or any(p == access.path for p, _ in paths):
@@ -106,12 +105,12 @@ def inspect(atom: Atom, where: str, reader: Reader | None = None) -> Consequence
         # directory's entries, which the analysis names): what it holds is not what goes.
         whole = False
         if access.tree == WHOLE_TREE:
-            if holders is None:  # once per atom: a line of thousands of operands asks it up to 8 times
-                holders = {d for a in atom.accesses for d in _holders(a.path)}
+            if ordered is None:  # once per atom: a line of thousands of operands asks it 8 times
                 for a in atom.accesses:
                     spelt.setdefault(fold(a.path), set()).add(a.path)
+                ordered = sorted(spelt)
             folded = fold(access.path)
-            whole = folded not in holders and spelt[folded] == {access.path}
+            whole = not holds_another(ordered, folded) and spelt[folded] == {access.path}
         found = look(access._replace(tree=access.tree if whole else None), deadline)
         if found is not None:
             paths.append((access.path, found))
@@ -125,15 +124,16 @@ def inspect(atom: Atom, where: str, reader: Reader | None = None) -> Consequence
     return Consequence(tuple(paths), push, advice)
 
 
-def _holders(path: str) -> Iterator[str]:
-    """Every spelling ``d`` other than ``path`` itself for which ``inside(path, d)`` holds, folded as
-    ``inside`` folds: each directory above ``path``, with and without its trailing slash."""
-    path = fold(path)
-    for cut, character in enumerate(path):
-        if character == "/":
-            yield path[:cut]  # "" too: inside() takes it for "/"
-            if cut + 1 < len(path):
-                yield path[: cut + 1]
+def holds_another(ordered: list[str], directory: str) -> bool:
+    """Whether a path of ``ordered`` (sorted, folded) other than ``directory`` (folded) lies inside
+    it, as :func:`paths.inside` has it: they all begin with its prefix, so they follow it in order."""
+    prefix = directory if directory.endswith("/") else directory + "/"
+    for index in range(bisect_left(ordered, prefix), len(ordered)):
+        if not ordered[index].startswith(prefix):
+            return False
+        if ordered[index] != directory:
+            return True
+    return False
 
 
 def look(access: Access, deadline: float) -> Found | None:
