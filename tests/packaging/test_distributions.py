@@ -135,25 +135,13 @@ def test_the_distributions_carry_the_metadata_and_the_license(dist: Path) -> Non
     assert {"LICENSE", "README.md", "pyproject.toml", "presets/default.jsonc"} <= members
 
 
-def test_pip_installs_the_wheel(dist: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("pattern", ["*.whl", "*.tar.gz"], ids=["wheel", "sdist"])
+def test_pip_installs_the_distribution(dist: Path, tmp_path: Path, pattern: str) -> None:
     env = _clean_env(tmp_path)
     subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True, env=env)
     pip = tmp_path / "venv" / "bin" / "pip"
     subprocess.run(
-        [str(pip), "install", "--quiet", str(_one(dist, "*.whl"))],
-        check=True,
-        env=env,
-        timeout=TIMEOUT,
-    )
-    _works(tmp_path / "venv" / "bin" / "policy", tmp_path, env)
-
-
-def test_pip_installs_the_sdist(dist: Path, tmp_path: Path) -> None:
-    env = _clean_env(tmp_path)
-    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True, env=env)
-    pip = tmp_path / "venv" / "bin" / "pip"
-    subprocess.run(
-        [str(pip), "install", "--quiet", str(_one(dist, "*.tar.gz"))],
+        [str(pip), "install", "--quiet", str(_one(dist, pattern))],
         check=True,
         env=env,
         timeout=TIMEOUT,
