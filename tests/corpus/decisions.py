@@ -7,6 +7,8 @@ DEFAULT and SAMPLE one letter of the action (a allow, n nudge, l log, k ask, d d
 action depends on the machine outside the fake home and project (a search of /tmp that may or may
 not run out of its budget) has ``*`` for it: recording runs twice, the second time with /tmp
 holding a thousand more entries, and a line answered differently is marked rather than compared.
+Other machines hold other trees: the test also lets a line that searches a tree outside its fake
+home and project (``judge``) answer differently, a bounded number of them, and names them.
 
 Record (only when a change of decision is meant, and say so in the commit):
     python tests/corpus/decisions.py --record
@@ -46,25 +48,31 @@ def key(line: str) -> str:
     return hashlib.sha256(line.encode("utf-8")).hexdigest()[:16]
 
 
-def judge(lines: list[str], scratch: Path) -> Iterator[tuple[str, str, str]]:
-    """(key, default letter, sample letter) of each line, judged as a bash call in the
-    agent-workload project under a fake home in scratch."""
+def judge(lines: list[str], scratch: Path) -> Iterator[tuple[str, str, str, bool]]:
+    """(key, default letter, sample letter, whether it walks the machine) of each line, judged as a
+    bash call in the agent-workload project under a fake home in scratch. A line walks the machine
+    when it searches a tree outside scratch (`find /tmp …`, `grep -r x /`): what such a search
+    finds, and whether it runs out of its budget, depends on the machine, and so may its action."""
     sys.path[:0] = [str(REPO / "tests"), str(REPO / "tests" / "corpus")]
     from test_agent_workload import build_repository, machine
 
     from policy_engine import Engine, ToolCall
+    from policy_engine.paths import inside
 
     env = machine(scratch)
     repository = build_repository(scratch / "work" / "app", env)
     default = Engine(None, cwd=str(repository), env=env)
     sample = Engine(str(SAMPLE), cwd=str(repository), env=env)
+    own = str(scratch.resolve())
     for line in lines:
         call = ToolCall("bash", {"command": line}, str(repository))
-        yield (
-            key(line),
-            LETTERS[str(default.evaluate(call).action)],
-            LETTERS[str(sample.evaluate(call).action)],
+        decided = default.evaluate(call)
+        walks = any(
+            access.tree is not None and not inside(access.path, own)
+            for verdict in decided.verdicts
+            for access in verdict.atom.accesses
         )
+        yield (key(line), LETTERS[str(decided.action)], LETTERS[str(sample.evaluate(call).action)], walks)
 
 
 def read_record(path: Path = RECORD) -> dict[str, tuple[str, str]]:
@@ -82,7 +90,7 @@ def record() -> None:
         with tempfile.TemporaryDirectory(prefix="policy-decisions-") as scratch:
             second = list(judge(lines, Path(scratch) / "two"))
     rows = []
-    for (name, *one), (_, *two) in zip(first, second, strict=True):
+    for (name, *one, _), (_, *two, _) in zip(first, second, strict=True):
         rows.append(" ".join([name, *(a if a == b else UNSTABLE for a, b in zip(one, two, strict=True))]))
     RECORD.parent.mkdir(parents=True, exist_ok=True)
     # mtime=0: the same decisions write the same bytes, so a re-record that changes nothing shows no diff.
