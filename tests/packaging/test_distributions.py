@@ -18,6 +18,7 @@ from email.parser import Parser
 from pathlib import Path
 
 import pytest
+from payloads import claude
 
 from policy_engine.version import __version__
 
@@ -86,14 +87,7 @@ def _works(policy: Path, home: Path, env: dict[str, str]) -> None:
     assert asked.returncode in (10, 20), asked  # ask or deny (it holds the project), never allow
     allowed = run("check", "git status")
     assert allowed.returncode == 0, allowed
-    payload = {
-        "session_id": "packaging",
-        "transcript_path": str(home / "t.jsonl"),
-        "cwd": str(workdir),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "cat ~/.ssh/id_rsa"},
-    }
+    payload = claude(str(workdir), "Bash", {"command": "cat ~/.ssh/id_rsa"})
     hooked = run("hook", "--agent", "claude", stdin=json.dumps(payload))
     try:
         answer = json.loads(hooked.stdout)["hookSpecificOutput"]
@@ -149,40 +143,38 @@ def test_pip_installs_the_distribution(dist: Path, tmp_path: Path, pattern: str)
     _works(tmp_path / "venv" / "bin" / "policy", tmp_path, env)
 
 
-def test_pipx_installs_the_wheel(dist: Path, tmp_path: Path) -> None:
-    pipx = TOOLS / "pipx"
-    if not pipx.exists():
-        pytest.skip("pipx is not installed (pip install -e '.[packaging]')")
-    bin_dir = tmp_path / "bin"
-    env = _clean_env(
-        tmp_path,
-        PIPX_HOME=str(tmp_path / "pipx"),
-        PIPX_BIN_DIR=str(bin_dir),
-        PIPX_MAN_DIR=str(tmp_path / "man"),
-    )
-    subprocess.run(
-        [str(pipx), "install", "--python", sys.executable, str(_one(dist, "*.whl"))],
-        check=True,
-        env=env,
-        capture_output=True,
-        timeout=TIMEOUT,
-    )
-    _works(bin_dir / "policy", tmp_path, env)
+# The tools that install an application in an environment of its own (`pipx install`, `uv tool
+# install`), and the variables that keep it in the test's directory, its `policy` in bin/.
+TOOL_INSTALLS = {
+    "pipx": (
+        ["install"],
+        lambda root: {
+            "PIPX_HOME": str(root / "pipx"),
+            "PIPX_MAN_DIR": str(root / "man"),
+            "PIPX_BIN_DIR": str(root / "bin"),
+        },
+    ),
+    "uv": (
+        ["tool", "install"],
+        lambda root: {
+            "UV_TOOL_DIR": str(root / "tools"),
+            "UV_PYTHON_DOWNLOADS": "never",
+            "UV_TOOL_BIN_DIR": str(root / "bin"),
+        },
+    ),
+}
 
 
-def test_uv_tool_installs_the_wheel(dist: Path, tmp_path: Path) -> None:
-    uv = TOOLS / "uv"
-    if not uv.exists():
-        pytest.skip("uv is not installed (pip install -e '.[packaging]')")
+@pytest.mark.parametrize("tool", TOOL_INSTALLS)
+def test_an_application_installer_installs_the_wheel(dist: Path, tmp_path: Path, tool: str) -> None:
+    program = TOOLS / tool
+    if not program.exists():
+        pytest.skip(f"{tool} is not installed (pip install -e '.[packaging]')")
+    command, places = TOOL_INSTALLS[tool]
     bin_dir = tmp_path / "bin"
-    env = _clean_env(
-        tmp_path,
-        UV_TOOL_DIR=str(tmp_path / "tools"),
-        UV_TOOL_BIN_DIR=str(bin_dir),
-        UV_PYTHON_DOWNLOADS="never",
-    )
+    env = _clean_env(tmp_path, **places(tmp_path))
     subprocess.run(
-        [str(uv), "tool", "install", "--python", sys.executable, str(_one(dist, "*.whl"))],
+        [str(program), *command, "--python", sys.executable, str(_one(dist, "*.whl"))],
         check=True,
         env=env,
         capture_output=True,

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from helpers import Sandbox, read_terminal
+from payloads import claude
 
 from policy_engine.cli import _ALIASES, _MODULES, build_parser
 from policy_engine.version import __version__
@@ -405,17 +406,7 @@ def test_json_is_never_coloured_nor_wrapped(sandbox: Sandbox) -> None:
 
 
 def test_a_hook_answer_is_never_coloured_nor_wrapped(sandbox: Sandbox) -> None:
-    payload = json.dumps(
-        {
-            "session_id": "s1",
-            "cwd": str(sandbox.root),
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": SSH_KEY},
-            "tool_use_id": "t1",
-            "permission_mode": "default",
-        }
-    )
+    payload = json.dumps(claude(str(sandbox.root), "Bash", {"command": SSH_KEY}))
     piped = sandbox.run("hook", "--agent", "claude", stdin=payload)
     status, shown = on_terminal(
         sandbox,

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from helpers import REPO, Sandbox
+from payloads import codex
 
 from policy_engine.hook.install import hook_command
 
@@ -425,23 +426,6 @@ def test_asking_for_the_status_does_not_keep_the_daemon_up(sandbox: Sandbox) -> 
     assert not path.exists()
 
 
-def codex_payload(cwd: Path, command: str) -> str:
-    return json.dumps(
-        {
-            "session_id": "s1",
-            "turn_id": "1",
-            "transcript_path": "",
-            "cwd": str(cwd),
-            "hook_event_name": "PreToolUse",
-            "model": "gpt-5.5",
-            "permission_mode": "default",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-            "tool_use_id": "t1",
-        }
-    )
-
-
 def started_line(pid: int, idle: str) -> str:
     return (
         f"policy-engine: started a background daemon (policy serve, pid {pid}) that answers hook calls "
@@ -479,7 +463,7 @@ def test_a_blocking_answer_does_not_carry_the_line(sandbox: Sandbox, daemon: Pat
     env = {**sandbox.env, "POLICY_ENGINE_DAEMON": "1"}
     blocked = subprocess.run(
         ["/bin/sh", "-c", command],
-        input=codex_payload(project, "rm -rf x"),
+        input=json.dumps(codex(str(project), "Bash", {"command": "rm -rf x"})),
         capture_output=True,
         text=True,
         env=env,

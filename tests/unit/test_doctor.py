@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from helpers import Sandbox
+from payloads import claude
 
 from policy_engine.hook import samplepass
 from policy_engine.hook.extension import source
@@ -35,25 +36,11 @@ def only_claude(sandbox: Sandbox, *, program: bool = True) -> Path:
     return sandbox.home / ".local" / "state" / "policy-engine"
 
 
-def claude_call(cwd: Path, command: str) -> str:
-    return json.dumps(
-        {
-            "session_id": "s1",
-            "cwd": str(cwd),
-            "hook_event_name": "PreToolUse",
-            "permission_mode": "default",
-            "tool_name": "Bash",
-            "tool_input": {"command": command},
-            "tool_use_id": "t1",
-        }
-    )
-
-
 def agent_call(sandbox: Sandbox, command: str, **env: str) -> subprocess.CompletedProcess[str]:
     """One call through the command `policy install` wrote, as Claude Code runs it."""
     return subprocess.run(
         ["/bin/sh", "-c", hook_command("claude")],
-        input=claude_call(sandbox.project("repo"), command),
+        input=json.dumps(claude(str(sandbox.project("repo")), "Bash", {"command": command})),
         capture_output=True,
         text=True,
         env={**sandbox.env, **env},
