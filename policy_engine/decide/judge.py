@@ -121,9 +121,10 @@ class LayerJudge:
                 continue
             for sense in senses:
                 tool = _EXPLICIT.get(sense) if sense is not None else None
-                found = self._explicit_verdict(atom, target, located, tool) if tool else None
+                if tool is None or sense is None:
+                    continue
+                found = self._explicit_verdict(atom, target, located, tool, sense)
                 if found is not None:
-                    found = found._replace(sense=sense)
                     verdicts.append(
                         found
                         if target in redirected
@@ -325,19 +326,18 @@ class LayerJudge:
                 scope=scope,
             )
             return verdict, possible
-        verdict = self._rule_verdict(atom, target, located, winner, beaten)
-        return verdict._replace(sense=sense, scope=scope), possible
+        return self._rule_verdict(atom, target, located, winner, beaten, sense=sense, scope=scope), possible
 
     def _explicit_verdict(
-        self, atom: Atom, target: str, located: tuple[str, str], tool: str
+        self, atom: Atom, target: str, located: tuple[str, str], tool: str, sense: Sense
     ) -> Verdict | None:
-        """A bash read or write judged by the policy's explicit ``read``/``write`` rules, if it has any
-        (DESIGN.md: bash reads and writes are reads and writes)."""
+        """A bash read or write (of ``sense``) judged by the policy's explicit ``read``/``write``
+        rules, if it has any (DESIGN.md: bash reads and writes are reads and writes)."""
         rules = self._book(located[0]).explicit(tool)
         if not rules:
             return None
         detail = f"the command's {tool} of this path is governed by the policy's {tool} rules"
-        return self._rule_verdict(atom, target, located, rules[0], rules[1:], detail)
+        return self._rule_verdict(atom, target, located, rules[0], rules[1:], detail, sense=sense)
 
     def _rule_verdict(
         self,
@@ -347,8 +347,12 @@ class LayerJudge:
         rule: CompiledRule,
         beaten: tuple[CompiledRule, ...],
         detail: str | None = None,
+        *,
+        sense: Sense | None = None,
+        scope: str | None = None,
     ) -> Verdict:
-        """The verdict of ``rule`` of the located policy, having beaten ``beaten``."""
+        """The verdict of ``rule`` of the located policy, having beaten ``beaten``, on ``target``
+        touched with ``sense`` (``scope`` to the user)."""
         return Verdict(
             rule.action,
             VerdictKind.RULE,
@@ -362,6 +366,8 @@ class LayerJudge:
             rule.message,
             beaten,
             detail,
+            sense=sense,
+            scope=scope,
         )
 
 
