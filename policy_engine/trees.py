@@ -3,44 +3,76 @@
 A search of a tree stops after a budget of entries, and its answer is then a doubt (the tree may
 hold what was looked for): `grep -r x /` or `find / -name '*.conf' | xargs` spend that whole budget
 on every call. A long-lived engine (the daemon, a benchmark) remembers for :data:`FRESH_SECONDS`
-that the same search of the same tree gave up, and gives up at once. Only giving up is
-remembered: what a search found, or that it found nothing, is looked for afresh on every call
-(files change). Giving up is the cautious answer (a doubt, which asks; a listing not followed), so
-a stale memory can only make a call more cautious than a fresh search might have, for at most that
-many seconds after the tree was too large.
+that a tree was too large, and gives up at once:
+
+- that the same search of the same tree gave up (:func:`gave_up`);
+- what the entries a walk of a too-large tree saw before it gave up hold (:func:`recall`): the
+  few among them that some protection names, or their names. A later search of that tree for
+  something else (`find / -name a`, then `find / -name b`) gives up at once when those entries do
+  not hold all it looks for, as its own walk would have after the same entries.
+
+Only giving up is remembered: what a search found, or that it found nothing, is looked for afresh
+on every call (files change), and a remembered tree whose entries would hold everything a search
+looks for is walked again. Giving up is the cautious answer (a doubt, which asks; a listing not
+followed), so a stale memory can only make a call more cautious than a fresh search might have,
+for at most that many seconds after the tree was too large.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable
+
+TYPE_CHECKING = False  # not typing's: see record.py
+if TYPE_CHECKING:
+    from collections.abc import Hashable
+    from typing import Any
 
 FRESH_SECONDS = 30.0
-_KEPT = 512  # searches remembered at most (forgotten all at once beyond it)
+# What is remembered at most, forgotten all at once beyond it: searches, and entries of the trees
+# (the names or paths kept of each, about 200 bytes apiece: some tens of megabytes).
+_KEPT = 512
+_ENTRIES_KEPT = 200_000
 
-_gave_up: dict[Hashable, tuple[float, int]] = {}  # search -> (when it is forgotten, entries it saw)
+_remembered: dict[Hashable, tuple[float, Any]] = {}  # search -> (when it is forgotten, what it saw)
+_entries = 0  # the entries of trees remembered now
 
 
-def gave_up(search: Hashable) -> int | None:
-    """How many entries ``search`` (a key naming the tree and everything that shapes the walk)
-    saw before it gave up within the last :data:`FRESH_SECONDS` (what a walk now would cost the
-    call's budget), or None when it did not."""
-    found = _gave_up.get(search)
+def recall(search: Hashable) -> Any:
+    """What was remembered of ``search`` (a key naming the tree and everything that shapes the
+    walk) within the last :data:`FRESH_SECONDS`, or None."""
+    found = _remembered.get(search)
     if found is None:
         return None
     if found[0] < time.monotonic():
-        del _gave_up[search]
+        del _remembered[search]
         return None
     return found[1]
 
 
+def remember(search: Hashable, what: Any, entries: int = 0) -> None:
+    """Remember ``what`` a walk for ``search`` saw of a tree too large to search, from now
+    (``entries``: how many of the tree's entries it keeps)."""
+    global _entries
+    if len(_remembered) >= _KEPT or _entries + entries > _ENTRIES_KEPT:
+        forget()
+    _remembered[search] = (time.monotonic() + FRESH_SECONDS, what)
+    _entries += entries
+
+
+def gave_up(search: Hashable) -> int | None:
+    """How many entries ``search`` saw before it gave up within the last :data:`FRESH_SECONDS`
+    (what a walk now would cost the call's budget), or None when it did not."""
+    seen = recall(("gave up", search))
+    return seen if isinstance(seen, int) else None
+
+
 def give_up(search: Hashable, seen: int) -> None:
     """Remember that ``search`` ran out of its budget now, after ``seen`` entries."""
-    if len(_gave_up) >= _KEPT:
-        _gave_up.clear()
-    _gave_up[search] = (time.monotonic() + FRESH_SECONDS, seen)
+    remember(("gave up", search), seen)
 
 
 def forget() -> None:
     """Forget every search (tests that grow and shrink one tree)."""
-    _gave_up.clear()
+    global _entries
+    _remembered.clear()
+    _entries = 0

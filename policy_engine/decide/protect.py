@@ -123,11 +123,16 @@ class Shield:
         "_places",
         "_unindexed",
         "_uses",
+        "floating",
         "guards",
     )
 
     def __init__(self, placed: tuple[Guard, ...]) -> None:
         self.guards = placed
+        # What a search of a tree can look for (_tree_holds): patterns that may match at any depth.
+        self.floating = tuple(
+            g for g in placed if not g.entry.exact and not (g.entry.anchor == "anywhere" and g.entry.fixed)
+        )
         self._case = paths.CASE_INSENSITIVE  # what the index was folded for (tests change it)
         self._order = {guard: index for index, guard in enumerate(placed)}
         self._by_sense: dict[str, tuple[Guard, ...]] = {}
@@ -278,8 +283,9 @@ def _last(path: str) -> str:
 
 class Search:
     """The searches of one tool call's trees. Each tree is walked once for every pattern looked for
-    in it, and all of them share :data:`CALL_LIMIT` entries. Nothing is remembered beyond the call:
-    an engine lives on in the daemon, and the files in a tree change."""
+    in it, and all of them share :data:`CALL_LIMIT` entries. Nothing is remembered beyond the call
+    but that a tree was too large (:mod:`~policy_engine.trees`): an engine lives on in the daemon,
+    and the files in a tree change."""
 
     __slots__ = ("_found", "left")
 
@@ -296,25 +302,40 @@ class Search:
         ignoring: bool = False,
         following: bool = False,
         skips: Skips = None,
+        every: tuple[Guard, ...] = (),
     ) -> dict[Guard, bool] | None:
         """Which of ``wanted`` match some entry under ``directory`` (named like ``names``, if given;
         hidden entries only if ``hidden``; if ``ignoring``, not one git ignores; if ``following``,
         or what a symbolic link inside leads to; not the files and directories ``skips`` names);
-        None when the search ran out of entries first."""
+        None when the search ran out of entries first. ``every`` (a superset of ``wanted``: the
+        call's guards) is what a tree found too large is remembered against, so that a search of it
+        for other guards or names gives up at once too."""
         key = (wanted, directory, hidden, names, ignoring, following, skips)
         if key not in self._found:
-            spent = trees.gave_up(key) if self.left >= WALK_LIMIT else None
+            self._found[key] = self._search(key, every)
+        return self._found[key]
+
+    def _search(self, key: tuple[Any, ...], every: tuple[Guard, ...]) -> dict[Guard, bool] | None:
+        wanted, directory, hidden, names, ignoring, following, skips = key
+        # git's ignoring makes what is walked depend on what is found: such walks are not replayed.
+        tree = None if ignoring else ("tree", directory, hidden, following, skips)
+        if self.left >= WALK_LIMIT:  # a whole tree's budget: the walk would give up as it did
+            spent = trees.gave_up(key)
+            held: _HeldTree | None = trees.recall(tree) if tree and spent is None else None
+            if held is not None and held.gives_up(wanted, names):
+                spent = held.spent
             if spent is not None:
                 self.left -= spent  # as the walk would: the call's other searches get the rest
-                self._found[key] = None
-            else:
-                budget = self.left
-                found = self._found[key] = self._walk(
-                    wanted, directory, hidden, names, ignoring, following, skips
-                )
-                if found is None and budget >= WALK_LIMIT:  # the tree's own budget ran out
-                    trees.give_up(key, budget - self.left)
-        return self._found[key]
+                return None
+        budget = self.left
+        visited: list[tuple[str, str, bool]] | None = [] if tree and budget >= WALK_LIMIT else None
+        found = self._walk(wanted, directory, hidden, names, ignoring, following, skips, visited)
+        if found is None and budget >= WALK_LIMIT:  # the tree's own budget ran out
+            trees.give_up(key, budget - self.left)
+            if visited is not None and set(wanted).issubset(every):
+                held = _HeldTree(visited, every, directory, budget - self.left)
+                trees.remember(tree, held, len(visited))
+        return found
 
     def _walk(
         self,
@@ -325,7 +346,10 @@ class Search:
         ignoring: bool,
         following: bool,
         skips: Skips,
+        visited: list[tuple[str, str, bool]] | None = None,
     ) -> dict[Guard, bool] | None:
+        """The walk itself; the entries it looks at (their name, path, and whether it is a link to
+        follow) are added to ``visited`` if given."""
         missing = list(wanted)
         naming = Shield(wanted).under(directory)  # only what is looked for: a tree's entries are many
         sought = _names_matcher(names)
@@ -345,11 +369,14 @@ class Search:
                             if not hidden and name.startswith("."):
                                 continue
                             hits = []
-                            if following and item.is_symlink():
+                            link = following and item.is_symlink()
+                            if link:
                                 hits = [g for g in missing if _leads_to(g, item.path)]
                             descend = item.is_dir(follow_symlinks=False)
                             if skips is not None and _skipped(name, descend, skips):
                                 continue  # the command skips it (grep --exclude, --exclude-dir)
+                            if visited is not None:
+                                visited.append((name, item.path, link))
                             if sought is None or sought(name):
                                 matched = naming(item.path)
                                 if matched:
@@ -375,23 +402,98 @@ class Search:
         if not os.path.isdir(place):
             return False
         key = ("holds", place, names)
-        spent = trees.gave_up(key) if self.left >= WALK_LIMIT else None
-        if spent is not None:
-            self.left -= spent
-            return None
+        if self.left >= WALK_LIMIT:
+            spent = trees.gave_up(key)
+            held: _HeldNames | None = trees.recall(("names", place)) if spent is None else None
+            if held is not None and not held.holds(names):
+                spent = held.spent
+            if spent is not None:
+                self.left -= spent
+                return None
         limit, seen = min(WALK_LIMIT, self.left), 0
+        counted: set[str] = set()  # the names of the directories wholly counted within the limit
         try:
             for _, directories, files in os.walk(place):
                 seen += len(directories) + len(files)
                 if seen > limit:
                     if limit == WALK_LIMIT:  # the tree's own budget ran out, not the call's
                         trees.give_up(key, seen)
+                        if len(counted) <= _NAMES_KEPT:
+                            trees.remember(("names", place), _HeldNames(frozenset(counted), seen), len(counted))
                     return None
                 if any(named(name, names) for name in (*directories, *files)):
                     return True
+                counted.update(directories, files)
             return False
         finally:
             self.left -= seen
+
+
+_NAMES_KEPT = 8192  # distinct names of a too-large tree remembered at most (beyond: not remembered)
+
+
+class _HeldTree:
+    """What the entries a walk of a too-large tree looked at before it gave up hold: those that
+    one of ``checked`` names or, through a symbolic link, leads to, in the walk's order with the
+    guards each holds; and how many entries the walk spent. Worked out from the entries the first
+    time it is asked (a hook's one process never is)."""
+
+    __slots__ = ("_directory", "_hits", "_visited", "checked", "spent")
+
+    def __init__(
+        self, visited: list[tuple[str, str, bool]], checked: tuple[Guard, ...], directory: str, spent: int
+    ) -> None:
+        self._visited: list[tuple[str, str, bool]] | None = visited
+        self._directory = directory
+        self._hits: list[tuple[str, frozenset[Guard], frozenset[Guard]]] = []  # name, named by, led to
+        self.checked = checked
+        self.spent = spent
+
+    def _worked_out(self) -> list[tuple[str, frozenset[Guard], frozenset[Guard]]]:
+        if self._visited is not None:
+            naming = Shield(self.checked).under(self._directory)
+            for name, path, link in self._visited:
+                named_by = naming(path)
+                led_to = [g for g in self.checked if _leads_to(g, path)] if link else None
+                if named_by or led_to:
+                    self._hits.append((name, frozenset(named_by), frozenset(led_to or ())))
+            self._visited = None
+        return self._hits
+
+    def gives_up(self, wanted: tuple[Guard, ...], names: tuple[str, ...] | None) -> bool:
+        """Whether a walk for ``wanted`` among ``names`` would give up on this tree as it stands:
+        the entries it would look at do not hold all of them (when they do, the walk stops early
+        with a finding, which is looked for afresh)."""
+        missing = set(wanted)
+        if not missing.issubset(self.checked):
+            return False  # guards this tree was not remembered against: walk
+        sought = _names_matcher(names)
+        for name, named_by, led_to in self._worked_out():
+            missing -= led_to
+            if sought is None or sought(name):
+                missing -= named_by
+            if not missing:
+                return False
+        return True
+
+
+class _HeldNames(Record):
+    """The names in the part of a too-large tree a walk counted before it gave up, and how many
+    entries it spent."""
+
+    names: frozenset[str]
+    spent: int
+
+    def holds(self, names: tuple[str, ...]) -> bool:
+        """Whether one of those names matches ``names`` (a walk would find it: walked afresh)."""
+        literal = [glob for glob in names if not _GLOB.intersection(glob)]
+        if len(literal) == len(names):
+            return not self.names.isdisjoint(literal)
+        sought = _names_matcher(names)
+        return sought is not None and any(map(sought, self.names))
+
+
+_GLOB = frozenset("*?[")  # what makes a name glob match more than itself (fnmatch)
 
 
 def protections_hit(
@@ -427,7 +529,8 @@ def protections_hit(
                 wanted.append(guard)
             hows[guard] = UNSEARCHED if holds is None else UNDER if holds is True else None
     if wanted:
-        found = search.finds(tuple(wanted), path, hidden, names, ignoring, following, skips)
+        every = shield.guards if following else shield.floating
+        found = search.finds(tuple(wanted), path, hidden, names, ignoring, following, skips, every)
         hit = UNDER if names is None else SOUGHT
         for guard in wanted:
             hows[guard] = UNSEARCHED if found is None else hit if found[guard] else None

@@ -302,6 +302,7 @@ def _clean(root: str, dash_top: bool, skip_git: bool) -> bool:
     ``dash_top``, start with a dash at the top (paths printed without ./ in front)."""
     if not os.path.isdir(root):
         return not _UNSAFE.search(os.path.basename(root))
+    # Only "no" is remembered (too large, or a name that comes apart): the cautious answer.
     key = ("clean", root, dash_top, skip_git)
     if trees.gave_up(key) is not None:
         return False
@@ -312,12 +313,12 @@ def _clean(root: str, dash_top: bool, skip_git: bool) -> bool:
             with os.scandir(current) as listing:
                 for item in listing:
                     seen += 1
-                    if seen > SCAN_LIMIT:
+                    if (
+                        seen > SCAN_LIMIT
+                        or _UNSAFE.search(item.name)
+                        or (dash_top and current == root and item.name.startswith("-"))
+                    ):
                         trees.give_up(key, seen)
-                        return False
-                    if _UNSAFE.search(item.name):
-                        return False
-                    if dash_top and current == root and item.name.startswith("-"):
                         return False
                     if item.is_dir(follow_symlinks=False) and not (skip_git and item.name == ".git"):
                         pending.append(item.path)
