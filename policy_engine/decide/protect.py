@@ -419,7 +419,8 @@ class Search:
                     if limit == WALK_LIMIT:  # the tree's own budget ran out, not the call's
                         trees.give_up(key, seen)
                         if len(counted) <= _NAMES_KEPT:
-                            trees.remember(("names", place), _HeldNames(frozenset(counted), seen), len(counted))
+                            held = _HeldNames(frozenset(counted), seen)
+                            trees.remember(("names", place), held, len(counted))
                     return None
                 if any(named(name, names) for name in (*directories, *files)):
                     return True

@@ -279,3 +279,83 @@ def _protections() -> list[tuple[Protection, ...]]:
             engine = Engine(config, cwd=scratch, env=env, use_cache=False)
             found += [layer.protection for layer in engine.policy_set.layers]
     return found
+
+
+_SEARCH = st.tuples(
+    st.sampled_from(["read", "write", "delete"]),
+    st.sampled_from(["all", "visible", "follow", "into"]),
+    st.sampled_from([(), ("*",), (".env*",), ("config",), ("*.pem", "x"), ("environ",), ("none",)]),
+    st.sampled_from([(), ("x",)]),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", "home", "home/.ssh", "home/work/app"]),
+            st.lists(_NEAR, min_size=1, max_size=4),
+        ),
+        min_size=1,
+        max_size=25,
+    ),
+    st.integers(min_value=2, max_value=30),
+    st.lists(_SEARCH, min_size=1, max_size=8),
+)
+def test_a_tree_remembered_too_large_answers_as_a_fresh_walk(
+    entries: list[tuple[str, list[str]]],
+    limit: int,
+    searches: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]],
+) -> None:
+    """A tree a walk found too large is remembered with what its first entries hold (trees.py), and
+    later searches of it, for other protections, names, senses or walks, are answered from that: the
+    same answer, and the same share of the call's budget spent, as walking the tree afresh."""
+    import tempfile
+    from pathlib import Path
+
+    from policy_engine import trees
+    from policy_engine.decide import protect
+    from policy_engine.model import TreeKind, Walk
+
+    saved = protect.WALK_LIMIT
+    protect.WALK_LIMIT = limit  # trees of a few entries are "too large"
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            root = Path(scratch)
+            home, project = root / "home", root / "home" / "work" / "app"
+            project.mkdir(parents=True)
+            for number, (prefix, parts) in enumerate(entries):
+                path = root.joinpath(prefix, *parts[:-1])
+                try:
+                    path.mkdir(parents=True, exist_ok=True)
+                except OSError:
+                    continue  # a file of that name is on the way
+                leaf = path / parts[-1]
+                if not leaf.exists():
+                    if number % 5 == 4:
+                        leaf.symlink_to(home if number % 2 else root / ".env")  # a link to follow
+                    else:
+                        leaf.write_text("x")
+            for config in _protections():
+                shield = protect.Shield(protect.guards(config, str(home), str(project), str(project)))
+                trees.forget()
+                for sense, kind, names, skipped in searches:
+                    walk = Walk(TreeKind(kind), names, skipped)
+                    for directory in (str(root), str(home)):
+                        remembered = protect.Search()
+                        answer = protect.protections_hit(shield, directory, sense, walk, remembered)
+                        held = dict(trees._remembered)
+                        trees.forget()
+                        fresh = protect.Search()
+                        expected = protect.protections_hit(shield, directory, sense, walk, fresh)
+                        trees.forget()
+                        trees._remembered.update(held)
+                        assert (answer, remembered.left) == (expected, fresh.left), (
+                            directory,
+                            sense,
+                            walk,
+                            sorted(str(p.relative_to(root)) for p in root.rglob("*")),
+                        )
+    finally:
+        protect.WALK_LIMIT = saved
+        trees.forget()

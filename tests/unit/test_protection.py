@@ -346,6 +346,79 @@ def test_a_search_that_gave_up_is_not_walked_again_for_a_while(
     trees.forget()
 
 
+def test_a_tree_remembered_too_large_is_not_walked_again_for_other_names_or_patterns(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`find / -name a`, then `find / -name b`: the second search of a tree the first found too
+    large gives up at once when the entries the first looked at hold nothing it looks for (it would
+    have given up after them), and is walked again when they hold what it looks for."""
+    from policy_engine import trees
+    from policy_engine.decide import protect
+
+    monkeypatch.setattr(protect, "WALK_LIMIT", 8)
+    trees.forget()
+    big = sandbox.project("big")
+    (big / "a.key").write_text("secret")  # among the entries a walk looks at first
+    (big / ".env").write_text("KEY=1")
+    (big / "sub").mkdir()
+    for number in range(10):
+        (big / "sub" / f"f{number}.txt").write_text("x")
+    config = sandbox.write(
+        "policy.jsonc",
+        '{ "policies": { "p": { "defaultAction": "allow" } }, "defaultPolicy": "p", '
+        '"pathProtection": { "*.key": "deny" } }',
+    )
+    engine = sandbox.engine(config)
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def counted(path: str) -> Any:
+        listed.append(path)
+        return scandir(path)
+
+    monkeypatch.setattr(protect.os, "scandir", counted)
+
+    def searches(command: str) -> tuple[str, int]:
+        listed.clear()
+        reason = engine.evaluate(bash(command, sandbox.root)).reason
+        found = (
+            "too large to search" if "too large to search" in reason else "holds" if "holds" in reason else ""
+        )
+        return found, listed.count(str(big))
+
+    assert searches("find big -name '*.txt' -exec cat {} +") == ("too large to search", 1)  # walked
+    assert searches("find big -name '*.md' -exec cat {} +") == ("too large to search", 0)  # remembered
+    assert searches("find big -name 'f*' -exec cat {} +") == ("too large to search", 0)
+    # The remembered entries hold all that reading every file looks for (a.key, .env): a walk
+    # would find them before it gives up, so the tree is walked again, and finds them.
+    assert searches("find big -exec cat {} +") == ("holds", 1)
+    trees.forget()
+
+
+def test_a_listing_that_proved_nothing_is_not_trusted_again_for_a_while(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`find . -name '*.py' | xargs wc -l` hands wc the files find prints, unless a name in the
+    tree would come apart on the way (`a b.txt`). That "no" is remembered for trees.FRESH_SECONDS,
+    as a tree too large is: until then the listing stays unproven (asks), then it is checked anew."""
+    from policy_engine import trees
+
+    trees.forget()
+    project = sandbox.project("app")
+    (project / "main.py").write_text("x")
+    (project / "a b.txt").write_text("x")
+    engine = sandbox.engine(None)
+    now = [1000.0]
+    monkeypatch.setattr(trees.time, "monotonic", lambda: now[0])
+    line = "find . -name '*.py' | xargs wc -l"
+    assert engine.evaluate(bash(line, project)).action is Action.ASK
+    (project / "a b.txt").rename(project / "a_b.txt")
+    assert engine.evaluate(bash(line, project)).action is Action.ASK  # remembered: still unproven
+    now[0] += trees.FRESH_SECONDS + 1
+    assert engine.evaluate(bash(line, project)).action is Action.ALLOW
+    trees.forget()
+
+
 def test_a_long_lived_engine_sees_a_protected_file_that_appears_later(sandbox: Sandbox) -> None:
     """The daemon keeps one engine for many calls: what a search found is never remembered across
     calls (a `.env` written by a `git clone`, or by the user, after a first `grep -r`)."""
