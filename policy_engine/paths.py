@@ -131,6 +131,33 @@ def resolved(path: str) -> str:
         return path
 
 
+def _kernel_directory(path: str) -> str | None:
+    """Where the existing directory ``path`` really is, asked of the kernel: opened without being
+    read (``O_PATH``), Linux names it in /proc/self/fd as it resolved it, in a few system calls
+    where realpath looks at each component in turn. None when it cannot tell (not a directory, not
+    there, no /proc)."""
+    global _PROC_FD
+    if not _PROC_FD:
+        return None
+    try:
+        fd = os.open(path, _OPEN_DIRECTORY)
+    except (OSError, ValueError):
+        return None
+    try:
+        real = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        _PROC_FD = False  # no /proc: never asked again
+        return None
+    finally:
+        os.close(fd)
+    return real if real.startswith("/") and not real.endswith(" (deleted)") else None
+
+
+# How _kernel_directory opens a directory: by path only (no read permission needed, nothing read).
+_OPEN_DIRECTORY = getattr(os, "O_PATH", 0) | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC
+_PROC_FD = sys.platform == "linux" and hasattr(os, "O_PATH")
+
+
 def spellings(path: str, directories: dict[str, str] | None = None) -> tuple[str, ...]:
     """The literal spelling of a normalized path and, when it differs, its symlink-resolved one.
 
@@ -148,9 +175,47 @@ def _resolved_in(path: str, directories: dict[str, str]) -> str:
         return resolved(path)  # nothing to share, or realpath's own answer for what it rejects
     real = directories.get(head)
     if real is None:
-        real = directories[head] = resolved(head)
+        real = _directory_in(head, directories)
+    return _beneath(real, name, path)
+
+
+def _beneath(real: str, name: str, spelled: str) -> str:
+    """``resolved(spelled)``, given that ``real`` is where its directory resolves and ``name`` its
+    last component: one look at that name (a link is followed by realpath)."""
     candidate = f"{real}/{name}" if real != "/" else f"/{name}"
-    return resolved(path) if os.path.islink(candidate) else candidate
+    return resolved(spelled) if os.path.islink(candidate) else candidate
+
+
+def _directory_in(head: str, directories: dict[str, str]) -> str:
+    """``resolved(head)``, remembered in ``directories`` with the directories above it that it
+    took: from the nearest directory above whose resolution is known (remembered, or told by the
+    kernel when it exists), one look per component below it. Missing directories (``path/to``) are
+    so resolved from the existing part, as realpath keeps them."""
+    below: list[tuple[str, str]] = []  # (directory, its last component), from head upwards
+    current = head
+    while True:
+        real = directories.get(current)
+        if real is not None:
+            break
+        parent, _, name = current.rpartition("/")
+        if not parent and not name:
+            real = "/"
+            break
+        if name in ("", ".", ".."):
+            return resolved(head)  # not normalized: realpath's own answer
+        if parent not in directories:  # nothing known just above: the kernel may tell at once
+            told = _kernel_directory(current)
+            if told is not None:
+                real = directories[current] = told
+                break
+        below.append((current, name))
+        current = parent or "/"
+        if current == "/" and not parent:
+            real = directories.get("/") or "/"
+            break
+    for directory, name in reversed(below):
+        real = directories[directory] = _beneath(real, name, directory)
+    return real
 
 
 # What may stand before a file name in a word: an option (--opt=, -o=), a key (if=), a response file's
