@@ -119,6 +119,8 @@ class Shield:
         "_by_sense",
         "_case",
         "_combined",
+        "_folded_bases",
+        "_gate",
         "_order",
         "_places",
         "_unindexed",
@@ -153,7 +155,9 @@ class Shield:
             (base, fold(base), _below(fold(base)), len(base.rstrip("/")) + 1, group)
             for base, group in patterned.items()
         ]
+        self._folded_bases = frozenset(folded for _, folded, *_ in self._bases)
         self._combined: list[re.Pattern[str] | None] | None = None
+        self._gate: re.Pattern[str] | None = None  # finds a text every patterned path holds
         self._uses = 0
 
     def _patterns(self) -> list[re.Pattern[str] | None] | None:
@@ -164,6 +168,7 @@ class Shield:
             if self._uses < _COMBINE_AFTER:
                 return None
             self._combined = [_combined(group) for *_, group in self._bases]
+            self._gate = _gate([guard for *_, group in self._bases for guard in group])
         return self._combined
 
     def under(self, directory: str) -> Callable[[str], list[Guard]]:
@@ -209,7 +214,10 @@ class Shield:
             found += [guard for guard in held if _matches(guard, path)]
         folded = fold(path)
         patterns = self._patterns()
-        for index, (_, folded_base, below, cut, group) in enumerate(self._bases):
+        gate = self._gate
+        # A path that holds none of the texts the patterns need is named by none of them.
+        skip = gate is not None and gate.search(path) is None and folded not in self._folded_bases
+        for index, (_, folded_base, below, cut, group) in enumerate(() if skip else self._bases):
             if folded == folded_base:
                 relative = ""
             elif folded.startswith(below):  # inside(path, base), its spellings folded once
@@ -245,6 +253,38 @@ def _combined(group: list[Guard]) -> re.Pattern[str] | None:
         return _regex("|".join(f"(?:{source})" for source in dict.fromkeys(plain)), paths.CASE_INSENSITIVE)
     except re.error:
         return None
+
+
+def _gate(patterned: list[Guard]) -> re.Pattern[str] | None:
+    """A regex that finds, in any path one of ``patterned`` names, a piece of text its pattern
+    needs (:func:`needed_text`): a path it does not find in is named by none of them (most paths),
+    at the cost of one search. None when a pattern needs no text we can tell (``*``)."""
+    needed = [needed_text(guard.entry.pattern) for guard in patterned]
+    if not needed or None in needed:
+        return None
+    texts = set(filter(None, needed))
+    least = sorted(text for text in texts if not any(other != text and other in text for other in texts))
+    return _regex("|".join(map(re.escape, least)), paths.CASE_INSENSITIVE)
+
+
+def needed_text(pattern: str) -> str | None:
+    """The longest piece of literal text that every path ``pattern`` (gitignore-style) names holds,
+    as the path's part relative to the pattern's base: ``.env`` for ``.env*``, ``.git/config`` for
+    ``**/.git/config``, ``work/main`` for ``/work/main/*.pth``. Wildcards and classes match other
+    text and ``**`` whole directories (or none), so only what lies between them is certain, its
+    slashes at either end left out (``**/`` may match nothing). None when that cannot be told: an
+    escape, blanks at an end (gitignore's own rules), or nothing literal (``*``)."""
+    body = pattern[1:] if pattern.startswith("~") else pattern
+    if "\\" in body or body != body.strip():
+        return None
+    pieces = _regex(_WILDCARDS, False).split(body)
+    if any("[" in piece or "]" in piece for piece in pieces):
+        return None  # a class not closed, or a bracket we would have to read as gitignore does
+    longest = max((piece.strip("/") for piece in pieces), key=len)
+    return longest or None
+
+
+_WILDCARDS = r"\[[^\]]*\]|[*?]"  # a class, or a wildcard (compiled where used: off the hook's import)
 
 
 _COMBINE_AFTER = 16  # paths a shield names before it compiles its combined regexes

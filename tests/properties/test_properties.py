@@ -359,3 +359,41 @@ def test_a_tree_remembered_too_large_answers_as_a_fresh_walk(
     finally:
         protect.WALK_LIMIT = saved
         trees.forget()
+
+
+_PATTERN_PARTS = st.sampled_from(
+    ["a", "b", ".env", ".git", "config", "x.txt", "*", "**", "*.txt", "?", "[ab]", ".e*", "c?nfig", "[!a]b"]
+)
+_PATH_PARTS = st.sampled_from(
+    ["a", "b", ".env", ".env.local", ".git", "config", "x.txt", "ab", "c0nfig", "bb"]
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.sampled_from(["", "/", "~/"]),
+    st.lists(_PATTERN_PARTS, min_size=1, max_size=4),
+    st.booleans(),
+    st.lists(_PATH_PARTS, min_size=1, max_size=5),
+)
+def test_every_path_a_protection_pattern_names_holds_its_needed_text(
+    lead: str, parts: list[str], directory: bool, path_parts: list[str]
+) -> None:
+    """The protections' shield skips a path that holds none of the texts its patterns need
+    (protect.needed_text): whenever a pattern's regex names a path (as a file or a directory,
+    relative to the pattern's base), that text is in it."""
+    import re
+
+    from policy_engine.config.compile import compile_protection_pattern
+    from policy_engine.decide.protect import needed_text
+
+    pattern = lead + "/".join(parts) + ("/" if directory else "")
+    try:
+        _, source = compile_protection_pattern(pattern)
+    except ValueError:
+        return
+    needed = needed_text(pattern)
+    relative = "/".join(path_parts)
+    regex = re.compile(source)
+    if needed is not None and (regex.match(relative) or regex.match(relative + "/")):
+        assert needed in relative, (pattern, needed, relative)
