@@ -128,7 +128,12 @@ class _ToolRules:
         for entry in entries:
             for word, positions in entry[1].items():
                 self._by_word.setdefault(word, []).extend(positions)
-        self._loose = [pair for entry in entries for pair in entry[2]]
+        # Rules whose first word is only known by its start (``sha256sum*``), by that start's first
+        # character: a command's first word is compared with the few that can start it.
+        self._loose: dict[str, list[tuple[int, str]]] = {}
+        for entry in entries:
+            for position, head in entry[2]:
+                self._loose.setdefault(head[:1], []).append((position, head))
         self._memo: dict[str, tuple[CompiledRule, ...]] = {}
 
     def candidates(self, command: str | None) -> tuple[CompiledRule, ...]:
@@ -139,7 +144,10 @@ class _ToolRules:
         found = self._memo.get(word)
         if found is None:
             positions = self._plain + self._by_word.get(word, [])
-            positions += [position for position, head in self._loose if word.startswith(head)]
+            for first in {word[:1], ""}:  # "": a start of nothing, which every word has
+                positions += [
+                    position for position, head in self._loose.get(first, ()) if word.startswith(head)
+                ]
             found = tuple(self._rules[p] for p in sorted(positions))
             if len(self._memo) < self.MEMO_LIMIT:
                 self._memo[word] = found
