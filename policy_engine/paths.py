@@ -227,6 +227,8 @@ _NAME_SEPARATORS = re.compile(r"\\[n0t]|\n|\x00|%s")
 def mentioned_paths(text: str, directory: str, home: str) -> list[str]:
     """The absolute paths ``text`` spells (``~/.ssh/id_rsa``, ``--key=@/etc/shadow``,
     ``file:///x``): only what looks like a path (a slash, or a leading ~), never a bare name."""
+    if "/" not in text and "~" not in text:
+        return []  # no piece of it can look like a path (most words: names, values, flags)
     found = []
     for piece in _NAME_SEPARATORS.split(text):
         bare = piece

@@ -184,6 +184,8 @@ class Shield:
         def naming(path: str) -> list[Guard]:
             found: list[Guard] = []
             patterns = self._patterns()
+            if self._gate is not None and self._gate.search(path) is None:
+                return found  # holds none of the texts the patterns need (entries lie below bases)
             for index, (cut, group) in enumerate(cuts):
                 combined = patterns[index] if patterns is not None else None
                 if combined is not None:
