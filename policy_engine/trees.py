@@ -28,23 +28,27 @@ if TYPE_CHECKING:
     from typing import Any
 
 FRESH_SECONDS = 30.0
-# What is remembered at most, forgotten all at once beyond it: searches, and entries of the trees
-# (the names or paths kept of each, about 200 bytes apiece: some tens of megabytes).
+# What is remembered at most: searches, and entries of trees (the paths or names kept of each, about
+# a hundred bytes apiece: some megabytes). What is no longer fresh is dropped as more comes; beyond
+# either bound, everything is forgotten at once.
 _KEPT = 512
-_ENTRIES_KEPT = 200_000
+_ENTRIES_KEPT = 100_000
 
-_remembered: dict[Hashable, tuple[float, Any]] = {}  # search -> (when it is forgotten, what it saw)
+# search -> (when it is forgotten, what it saw, how many of the tree's entries that keeps)
+_remembered: dict[Hashable, tuple[float, Any, int]] = {}
 _entries = 0  # the entries of trees remembered now
 
 
 def recall(search: Hashable) -> Any:
     """What was remembered of ``search`` (a key naming the tree and everything that shapes the
     walk) within the last :data:`FRESH_SECONDS`, or None."""
+    global _entries
     found = _remembered.get(search)
     if found is None:
         return None
     if found[0] < time.monotonic():
         del _remembered[search]
+        _entries -= found[2]
         return None
     return found[1]
 
@@ -53,9 +57,15 @@ def remember(search: Hashable, what: Any, entries: int = 0) -> None:
     """Remember ``what`` a walk for ``search`` saw of a tree too large to search, from now
     (``entries``: how many of the tree's entries it keeps)."""
     global _entries
+    now = time.monotonic()
+    for stale in [key for key, (until, _, _) in _remembered.items() if until < now]:
+        _entries -= _remembered.pop(stale)[2]
+    previous = _remembered.pop(search, None)
+    if previous is not None:
+        _entries -= previous[2]
     if len(_remembered) >= _KEPT or _entries + entries > _ENTRIES_KEPT:
         forget()
-    _remembered[search] = (time.monotonic() + FRESH_SECONDS, what)
+    _remembered[search] = (now + FRESH_SECONDS, what, entries)
     _entries += entries
 
 

@@ -370,7 +370,7 @@ class Search:
                 self.left -= spent  # as the walk would: the call's other searches get the rest
                 return None
         budget = self.left
-        visited: list[tuple[str, str, bool]] | None = [] if tree and budget >= WALK_LIMIT else None
+        visited: list[str] | None = [] if tree and budget >= WALK_LIMIT else None
         found = self._walk(wanted, directory, hidden, names, ignoring, following, skips, visited)
         if found is None and budget >= WALK_LIMIT:  # the tree's own budget ran out
             trees.give_up(key, budget - self.left)
@@ -388,10 +388,10 @@ class Search:
         ignoring: bool,
         following: bool,
         skips: Skips,
-        visited: list[tuple[str, str, bool]] | None = None,
+        visited: list[str] | None = None,
     ) -> dict[Guard, bool] | None:
-        """The walk itself; the entries it looks at (their name, path, and whether it is a link to
-        follow) are added to ``visited`` if given."""
+        """The walk itself; the paths of the entries it looks at are added to ``visited`` if given
+        (a link it follows, as ``"\0"`` + its path)."""
         missing = list(wanted)
         naming = Shield(wanted).under(directory)  # only what is looked for: a tree's entries are many
         sought = _names_matcher(names)
@@ -418,7 +418,7 @@ class Search:
                             if skips is not None and _skipped(name, descend, skips):
                                 continue  # the command skips it (grep --exclude, --exclude-dir)
                             if visited is not None:
-                                visited.append((name, item.path, link))
+                                visited.append("\0" + item.path if link else item.path)
                             if sought is None or sought(name):
                                 matched = naming(item.path)
                                 if matched:
@@ -483,10 +483,8 @@ class _HeldTree:
 
     __slots__ = ("_directory", "_hits", "_visited", "checked", "spent")
 
-    def __init__(
-        self, visited: list[tuple[str, str, bool]], checked: tuple[Guard, ...], directory: str, spent: int
-    ) -> None:
-        self._visited: list[tuple[str, str, bool]] | None = visited
+    def __init__(self, visited: list[str], checked: tuple[Guard, ...], directory: str, spent: int) -> None:
+        self._visited: list[str] | None = visited
         self._directory = directory
         self._hits: list[tuple[str, frozenset[Guard], frozenset[Guard]]] = []  # name, named by, led to
         self.checked = checked
@@ -495,7 +493,10 @@ class _HeldTree:
     def _worked_out(self) -> list[tuple[str, frozenset[Guard], frozenset[Guard]]]:
         if self._visited is not None:
             naming = Shield(self.checked).under(self._directory)
-            for name, path, link in self._visited:
+            for entry in self._visited:
+                link = entry.startswith("\0")  # no path holds a NUL: a link to follow is so marked
+                path = entry[1:] if link else entry
+                name = path.rpartition("/")[2]
                 named_by = naming(path)
                 led_to = [g for g in self.checked if _leads_to(g, path)] if link else None
                 if named_by or led_to:

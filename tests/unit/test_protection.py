@@ -395,6 +395,30 @@ def test_a_tree_remembered_too_large_is_not_walked_again_for_other_names_or_patt
     trees.forget()
 
 
+def test_what_is_remembered_of_trees_is_bounded_and_what_is_stale_goes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The daemon lives for hours: what trees.py keeps of too-large trees is dropped once stale as
+    more comes, and beyond its bound of entries everything is forgotten at once."""
+    from policy_engine import trees
+
+    trees.forget()
+    now = [1000.0]
+    monkeypatch.setattr(trees.time, "monotonic", lambda: now[0])
+    bound = trees._ENTRIES_KEPT
+    trees.remember("a", "A", bound // 2)
+    trees.remember("b", "B", bound // 4)
+    assert (trees.recall("a"), trees.recall("b"), trees._entries) == ("A", "B", bound * 3 // 4)
+    now[0] += trees.FRESH_SECONDS + 1
+    trees.remember("c", "C", bound // 2)  # a and b are stale: dropped, no longer counted
+    assert (trees.recall("a"), trees.recall("c"), trees._entries) == (None, "C", bound // 2)
+    trees.remember("d", "D", bound // 2 + 1)  # beyond the bound: all before it is forgotten
+    assert (trees.recall("c"), trees.recall("d"), trees._entries) == (None, "D", bound // 2 + 1)
+    trees.remember("d", "D again", 10)  # the same search again replaces it
+    assert (trees.recall("d"), trees._entries) == ("D again", 10)
+    trees.forget()
+
+
 def test_a_listing_that_proved_nothing_is_not_trusted_again_for_a_while(
     sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
