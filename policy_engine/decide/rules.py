@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 
 from ..config.compiled import CompiledPolicy, CompiledRule
 from ..config.ruleorder import RuleIndex, ToolIndex, rule_index
-from ..globs import glob_matches
+from ..globs import glob_matches, literal_prefix
 from ..model import Action, Atom
 from ..record import Record
 
@@ -116,7 +116,7 @@ class _ToolRules:
     """The rules for one tool (the index entries of every tool glob that matches it), with the
     candidates for each command's first word memoized."""
 
-    __slots__ = ("_by_word", "_loose", "_memo", "_plain", "_rules", "plain")
+    __slots__ = ("_by_word", "_heads", "_loose", "_memo", "_plain", "_rules", "plain")
 
     MEMO_LIMIT = 4096
 
@@ -135,12 +135,34 @@ class _ToolRules:
             for position, head in entry[2]:
                 self._loose.setdefault(head[:1], []).append((position, head))
         self._memo: dict[str, tuple[CompiledRule, ...]] = {}
+        self._heads: dict[str, tuple[CompiledRule, ...]] = {}
 
     def candidates(self, command: str | None) -> tuple[CompiledRule, ...]:
-        """Rules that may match ``command``, in winning order (only pattern-less ones for no command)."""
+        """Rules that may match ``command``, in winning order (only pattern-less ones for no command).
+
+        Those of its first word, less the allow rules whose text cannot match it: an allow rule
+        matches by its text alone (rules.match), and so only a command that starts with the text
+        before its first wildcard. Known by the command's first two words (``git status``), which
+        leaves a handful of a tool's seventy allow rules (``git log *``, ``git diff *``, ...)."""
         if command is None:
             return self.plain
-        word = command.split(" ", 1)[0]
+        space = command.find(" ")
+        end = command.find(" ", space + 1) if space >= 0 else -1
+        head = command if end < 0 else command[:end]  # the command starts with it, to its 2nd word
+        found = self._heads.get(head)
+        if found is None:
+            found = tuple(
+                rule
+                for rule in self._first_word(command if space < 0 else command[:space])
+                if rule.action is not Action.ALLOW or rule.pattern is None or _may_start(rule.pattern, head)
+            )
+            if len(self._heads) >= self.MEMO_LIMIT:
+                self._heads.clear()
+            self._heads[head] = found
+        return found
+
+    def _first_word(self, word: str) -> tuple[CompiledRule, ...]:
+        """The rules that may match a command whose first word is ``word``."""
         found = self._memo.get(word)
         if found is None:
             positions = self._plain + self._by_word.get(word, [])
@@ -152,3 +174,11 @@ class _ToolRules:
             if len(self._memo) < self.MEMO_LIMIT:
                 self._memo[word] = found
         return found
+
+
+def _may_start(pattern: str, head: str) -> bool:
+    """Whether a command that starts with ``head`` may start with ``pattern``'s text before its
+    first wildcard, as a command it matches must: decided where that text is no longer than
+    ``head``, else it must at least go on from it."""
+    prefix = literal_prefix(pattern)
+    return head.startswith(prefix) if len(prefix) <= len(head) else prefix.startswith(head)

@@ -498,3 +498,35 @@ def test_the_rule_index_finds_what_a_scan_of_every_rule_finds(
             for _ in range(2):
                 winner, beaten, _ = book.match(atom)
                 assert (winner, list(beaten)) == ((matched[0], matched[1:]) if matched else (None, []))
+
+
+_WORD = st.sampled_from(["git", "status", "log", "st", "s", "-C", "x", "--oneline", ""])
+_WORDY_RULES = st.lists(
+    st.builds(
+        lambda action, words, star: CompiledRule(
+            action, "bash", " ".join(words) + star, Origin("f", 1, 1, "k")
+        ),
+        st.sampled_from(list(Action)),
+        st.lists(_WORD, min_size=1, max_size=4),
+        st.sampled_from(["", "*", " *", "?"]),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_WORDY_RULES, st.lists(st.lists(_WORD, min_size=1, max_size=5), min_size=1, max_size=6))
+def test_the_rules_of_a_command_s_first_two_words_are_those_a_scan_finds(
+    rules: list[CompiledRule], commands: list[list[str]]
+) -> None:
+    """Commands of words (``git log --oneline x``) against rules of words and wildcards, some
+    longer than two words (``git log --oneline*``): the rules kept for a command's first two words
+    lose none that a scan of every rule finds."""
+    ordered = tuple(sorted(rules, key=winning_order))
+    book = RuleBook(ordered)
+    for words in commands:
+        atom = Atom("bash", " ".join(words))
+        matched = [rule for rule in ordered if glob_matches(rule.pattern, atom.command)]
+        for _ in range(2):  # the second answer comes from the memo
+            winner, beaten, _ = book.match(atom)
+            assert (winner, list(beaten)) == ((matched[0], matched[1:]) if matched else (None, []))
