@@ -296,6 +296,27 @@ def test_a_tree_too_large_to_search_is_a_doubt(sandbox: Sandbox, monkeypatch: py
     assert "too large to search" in decision.reason
 
 
+_KEYS_DENIED = (
+    '{ "policies": { "p": { "defaultAction": "allow" } }, "defaultPolicy": "p", '
+    '"pathProtection": { "*.key": "deny" } }'
+)
+
+
+def _scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The directories the protections' tree searches list from now on, in order."""
+    from policy_engine.decide import protect
+
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def counted(path: str) -> Any:
+        listed.append(path)
+        return scandir(path)
+
+    monkeypatch.setattr(protect.os, "scandir", counted)
+    return listed
+
+
 def test_a_search_that_gave_up_is_not_walked_again_for_a_while(
     sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -311,20 +332,8 @@ def test_a_search_that_gave_up_is_not_walked_again_for_a_while(
     for number in range(10):
         (big / f"f{number}.txt").write_text("x")
     (small / "f.txt").write_text("x")
-    config = sandbox.write(
-        "policy.jsonc",
-        '{ "policies": { "p": { "defaultAction": "allow" } }, "defaultPolicy": "p", '
-        '"pathProtection": { "*.key": "deny" } }',
-    )
-    engine = sandbox.engine(config)
-    listed: list[str] = []
-    scandir = os.scandir
-
-    def counted(path: str) -> Any:
-        listed.append(path)
-        return scandir(path)
-
-    monkeypatch.setattr(protect.os, "scandir", counted)
+    engine = sandbox.engine(sandbox.write("policy.jsonc", _KEYS_DENIED))
+    listed = _scans(monkeypatch)
     now = [1000.0]
     monkeypatch.setattr(trees.time, "monotonic", lambda: now[0])
 
@@ -363,20 +372,8 @@ def test_a_tree_remembered_too_large_is_not_walked_again_for_other_names_or_patt
     (big / "sub").mkdir()
     for number in range(10):
         (big / "sub" / f"f{number}.txt").write_text("x")
-    config = sandbox.write(
-        "policy.jsonc",
-        '{ "policies": { "p": { "defaultAction": "allow" } }, "defaultPolicy": "p", '
-        '"pathProtection": { "*.key": "deny" } }',
-    )
-    engine = sandbox.engine(config)
-    listed: list[str] = []
-    scandir = os.scandir
-
-    def counted(path: str) -> Any:
-        listed.append(path)
-        return scandir(path)
-
-    monkeypatch.setattr(protect.os, "scandir", counted)
+    engine = sandbox.engine(sandbox.write("policy.jsonc", _KEYS_DENIED))
+    listed = _scans(monkeypatch)
 
     def searches(command: str) -> tuple[str, int]:
         listed.clear()
