@@ -134,35 +134,41 @@ class _ToolRules:
         for entry in entries:
             for position, head in entry[2]:
                 self._loose.setdefault(head[:1], []).append((position, head))
-        self._memo: dict[str, tuple[CompiledRule, ...]] = {}
+        self._memo: dict[str, tuple[tuple[CompiledRule, ...], tuple[str | None, ...]]] = {}
         self._heads: dict[str, tuple[CompiledRule, ...]] = {}
 
     def candidates(self, command: str | None) -> tuple[CompiledRule, ...]:
         """Rules that may match ``command``, in winning order (only pattern-less ones for no command).
 
-        Those of its first word, less the allow rules whose text cannot match it: an allow rule
-        matches by its text alone (rules.match), and so only a command that starts with the text
-        before its first wildcard. Known by the command's first two words (``git status``), which
-        leaves a handful of a tool's seventy allow rules (``git log *``, ``git diff *``, ...)."""
+        Those of its first word; of a word with many (``git``: seventy allow rules), less the allow
+        rules whose text cannot match it, known by the command's first two words: an allow rule
+        matches by its text alone (rules.match), so only a command that starts with the text
+        before its first wildcard (``git log `` for ``git log *``)."""
         if command is None:
             return self.plain
         space = command.find(" ")
+        rules, prefixes = self._first_word(command if space < 0 else command[:space])
+        if len(rules) <= _FEW:
+            return rules
         end = command.find(" ", space + 1) if space >= 0 else -1
         head = command if end < 0 else command[:end]  # the command starts with it, to its 2nd word
         found = self._heads.get(head)
         if found is None:
             found = tuple(
                 rule
-                for rule in self._first_word(command if space < 0 else command[:space])
-                if rule.action is not Action.ALLOW or rule.pattern is None or _may_start(rule.pattern, head)
+                for rule, prefix in zip(rules, prefixes, strict=True)
+                if prefix is None
+                or (head.startswith(prefix) if len(prefix) <= len(head) else prefix.startswith(head))
             )
             if len(self._heads) >= self.MEMO_LIMIT:
                 self._heads.clear()
             self._heads[head] = found
         return found
 
-    def _first_word(self, word: str) -> tuple[CompiledRule, ...]:
-        """The rules that may match a command whose first word is ``word``."""
+    def _first_word(self, word: str) -> tuple[tuple[CompiledRule, ...], tuple[str | None, ...]]:
+        """The rules that may match a command whose first word is ``word``, and for each the text
+        a command it matches must start with (None: any, a restrictive rule or one without a
+        pattern: those may match by options)."""
         found = self._memo.get(word)
         if found is None:
             positions = self._plain + self._by_word.get(word, [])
@@ -170,15 +176,17 @@ class _ToolRules:
                 positions += [
                     position for position, head in self._loose.get(first, ()) if word.startswith(head)
                 ]
-            found = tuple(self._rules[p] for p in sorted(positions))
+            rules = tuple(self._rules[p] for p in sorted(positions))
+            prefixes = tuple(
+                literal_prefix(rule.pattern)
+                if rule.action is Action.ALLOW and rule.pattern is not None
+                else None
+                for rule in rules
+            )
+            found = (rules, prefixes)
             if len(self._memo) < self.MEMO_LIMIT:
                 self._memo[word] = found
         return found
 
 
-def _may_start(pattern: str, head: str) -> bool:
-    """Whether a command that starts with ``head`` may start with ``pattern``'s text before its
-    first wildcard, as a command it matches must: decided where that text is no longer than
-    ``head``, else it must at least go on from it."""
-    prefix = literal_prefix(pattern)
-    return head.startswith(prefix) if len(prefix) <= len(head) else prefix.startswith(head)
+_FEW = 8  # rules of a first word below which they are tried as they are
