@@ -11,11 +11,11 @@ that a tree was too large, and gives up at once:
   something else (`find / -name a`, then `find / -name b`) gives up at once when those entries do
   not hold all it looks for, as its own walk would have after the same entries.
 
-Only giving up is remembered: what a search found, or that it found nothing, is looked for afresh
-on every call (files change), and a remembered tree whose entries would hold everything a search
-looks for is walked again. Giving up is the cautious answer (a doubt, which asks; a listing not
-followed), so a stale memory can only make a call more cautious than a fresh search might have,
-for at most that many seconds after the tree was too large.
+Only cautious answers are remembered: giving up (a doubt, which asks), and a listing found not
+clean (producers.py: not followed). What a search found, or that it found nothing, is looked for
+afresh on every call (files change), and a remembered tree whose entries would hold everything a
+search looks for is walked again. So a stale memory can only make a call more cautious than a
+fresh search might have, for at most that many seconds.
 """
 
 from __future__ import annotations
