@@ -8,7 +8,7 @@ import re
 import string
 from collections.abc import Callable
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from policy_engine.config.compiled import LocationEntry, Protection
@@ -199,8 +199,9 @@ def _longest_holding(
     return best
 
 
-# Paths near what the embedded default and sample.jsonc protect: names it protects, names beside
-# them, doubled and trailing slashes, under the home, the project and elsewhere.
+# Paths near what the embedded default, sample.jsonc and self-protection protect: names they
+# protect, names beside them, doubled and trailing slashes, under the home, the project, the
+# interpreter's packages and elsewhere.
 _NEAR = st.sampled_from(
     [
         ".ssh",
@@ -222,12 +223,25 @@ _NEAR = st.sampled_from(
         "x",
         ".aws",
         "credentials",
+        ".cursor",
+        "hooks.json",
+        ".codex",
+        ".policy-engine",
+        "x.pth",
+        "trustedFolders.json",
     ]
 )
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(["home", "project", "/", "/tmp"]), st.lists(_NEAR, max_size=5), st.booleans())
+@given(
+    st.sampled_from(["home", "project", "/", "/tmp", "packages"]), st.lists(_NEAR, max_size=5), st.booleans()
+)
+@example("packages", ["x.pth"], False)  # what each kind of protection names, always tried
+@example("home", [".claude", "settings.json"], False)
+@example("project", ["src", ".cursor", "hooks.json"], False)
+@example("project", [".git", "hooks", "x"], False)
+@example("/", ["proc", "1", "environ"], False)
 def test_the_protection_index_names_what_trying_every_guard_names(
     where: str, parts: list[str], doubled: bool
 ) -> None:
@@ -235,6 +249,7 @@ def test_the_protection_index_names_what_trying_every_guard_names(
     paths) combined regexes; trying each placed guard in turn is the definition. Same guards, same
     order, for any path, before and after the regexes are combined."""
     import os
+    import sysconfig
 
     from policy_engine.decide.protect import _COMBINE_AFTER, Shield, guards, matches
 
@@ -244,7 +259,8 @@ def test_the_protection_index_names_what_trying_every_guard_names(
         fresh, seasoned = Shield(placed), Shield(placed)
         for _ in range(_COMBINE_AFTER):  # past the paths after which it combines its regexes
             seasoned.naming(home)
-        base = {"home": home, "project": project}.get(where, where)
+        packages = sysconfig.get_paths()["purelib"]  # where self-protection guards .pth files
+        base = {"home": home, "project": project, "packages": packages}.get(where, where)
         path = os.path.join(base, *parts) if parts else base
         if doubled:
             path = path.replace("/", "//", 1)
@@ -258,7 +274,8 @@ def test_the_protection_index_names_what_trying_every_guard_names(
 
 @functools.cache
 def _protections() -> list[tuple[Protection, ...]]:
-    """The protections of the embedded default and of examples/sample.jsonc, compiled."""
+    """The protections of the embedded default and of examples/sample.jsonc, compiled, with the
+    engine's self-protection."""
     import tempfile
     from pathlib import Path
 
@@ -277,7 +294,8 @@ def _protections() -> list[tuple[Protection, ...]]:
         }
         for config in (None, str(sample)):
             engine = Engine(config, cwd=scratch, env=env, use_cache=False)
-            found += [layer.protection for layer in engine.policy_set.layers]
+            # Each layer's, self-protection included (the agents' settings, .pth files, the key).
+            found += [judge.protection for judge in engine._judges]
     return found
 
 
