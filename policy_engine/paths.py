@@ -193,26 +193,23 @@ def _directory_in(head: str, directories: dict[str, str]) -> str:
     so resolved from the existing part, as realpath keeps them."""
     below: list[tuple[str, str]] = []  # (directory, its last component), from head upwards
     current = head
-    while True:
-        real = directories.get(current)
-        if real is not None:
-            break
-        parent, _, name = current.rpartition("/")
-        if not parent and not name:
+    real = directories.get(current)
+    while real is None:
+        if current == "/":
             real = "/"
             break
+        parent, _, name = current.rpartition("/")
         if name in ("", ".", ".."):
             return resolved(head)  # not normalized: realpath's own answer
+        parent = parent or "/"
         if parent not in directories:  # nothing known just above: the kernel may tell at once
-            told = _kernel_directory(current)
-            if told is not None:
-                real = directories[current] = told
+            real = _kernel_directory(current)
+            if real is not None:
+                directories[current] = real
                 break
         below.append((current, name))
-        current = parent or "/"
-        if current == "/" and not parent:
-            real = directories.get("/") or "/"
-            break
+        current = parent
+        real = directories.get(current)
     for directory, name in reversed(below):
         real = directories[directory] = _beneath(real, name, directory)
     return real
