@@ -120,10 +120,9 @@ class LayerJudge:
             if not has:
                 continue
             for sense in senses:
-                tool = _EXPLICIT.get(sense) if sense is not None else None
-                if tool is None or sense is None:
+                if sense is None or sense not in _EXPLICIT:
                     continue
-                found = self._explicit_verdict(atom, target, located, tool, sense)
+                found = self._explicit_verdict(atom, target, located, _EXPLICIT[sense], sense)
                 if found is not None:
                     verdicts.append(
                         found
