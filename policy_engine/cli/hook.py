@@ -78,7 +78,7 @@ def _add_daemon(commands: Any) -> None:
 
 
 def run_hook(args: argparse.Namespace) -> int:
-    from ..client import hook
+    from ..hook.client import hook
 
     return hook(args.agent, os.environ)
 

@@ -2,7 +2,7 @@
 
 The socket (``daemon.sock`` in the state directory, which is the user's alone: 0o700, the socket
 0o600) takes one request per connection — the agent, its payload and the caller's environment,
-framed by ``client.py`` — and answers the status, stdout and stderr that ``policy hook`` would
+framed by ``hook/client.py`` — and answers the status, stdout and stderr that ``policy hook`` would
 give, signed with the secret in ``daemon.key`` (0o600, made at the first start) so that the
 client knows the answer is ours. Engines are kept per working directory and environment, and
 rebuilt when a policy file or the trust store changes (their size and modification time are

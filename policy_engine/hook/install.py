@@ -78,10 +78,10 @@ def _spec(agent: str) -> Installation:
 
 def executable() -> list[str]:
     """argv prefix that runs this installation's ``policy`` for a hook: its interpreter on the
-    client module's file, by absolute paths (never a PATH lookup, never a pyenv shim:
+    package's ``client.py``, by absolute paths (never a PATH lookup, never a pyenv shim:
     sys.executable is the real interpreter). Not the ``policy`` console script: pip's wrapper
-    imports ``re`` and ``python -m`` imports runpy, some 4 ms of the ~14 ms a hook answered by
-    the daemon costs (see client.py)."""
+    imports ``re`` and ``python -m`` imports runpy, some 4 ms of the ~12 ms a hook answered by
+    the daemon costs (see hook/client.py)."""
     # Not resolved through symlinks: a venv's bin/python links out of the venv, and must stay in it.
     interpreter = os.path.abspath(sys.executable)
     return [

@@ -1,7 +1,7 @@
 """The daemon's wire format: a request and its reply over the unix socket, and the proof that the
 reply comes from our daemon (an HMAC under the key in the state directory).
 
-Both sides use it: the hook client (``client.py``), which imports as little as it can (no
+Both sides use it: the hook client (``hook/client.py``), which imports as little as it can (no
 ``typing``, ``socket``, ``json`` nor ``hmac``: see there), and the daemon (``hook/daemon.py``).
 Fields are separated by NUL bytes, which neither environment values, agents' JSON payloads nor
 our answers contain. Standard library alone, and of the package only the state directory.
@@ -9,7 +9,7 @@ our answers contain. Standard library alone, and of the package only the state d
 
 import os
 
-TYPE_CHECKING = False  # not typing's (see client.py); type checkers treat the name as True
+TYPE_CHECKING = False  # not typing's (see hook/client.py); type checkers treat the name as True
 if TYPE_CHECKING:
     from _hashlib import HASH
     from collections.abc import Callable, Mapping

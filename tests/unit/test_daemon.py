@@ -87,6 +87,8 @@ def test_the_daemon_answers_as_in_process_judging_does(sandbox: Sandbox, daemon:
         }
         assert "policy_engine.version" in imported and "policy_engine.engine" not in imported
         assert "typing" not in imported and "json" not in imported
+        # The client's code is imported (from its cached bytecode), not compiled as the script is.
+        assert "policy_engine.hook.client" in imported
     decision = json.loads(direct.stdout)["hookSpecificOutput"]["permissionDecision"]
     assert decision == "deny"
 
@@ -128,7 +130,8 @@ def test_the_socket_is_the_users_alone(sandbox: Sandbox, daemon: Path) -> None:
 def test_another_version_is_refused_and_judged_in_process(
     sandbox: Sandbox, daemon: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from policy_engine import client, version
+    from policy_engine import version
+    from policy_engine.hook import client
 
     text = payload(sandbox.project("repo"), "ls")
     assert client.ask_daemon("claude", text, sandbox.env, 10) is not None
@@ -152,7 +155,7 @@ def test_a_stale_socket_falls_back_and_starts_a_daemon(sandbox: Sandbox) -> None
         assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
         # The call started a daemon, which replaced the stale socket: the next call is served.
         deadline = time.monotonic() + 20
-        from policy_engine import client
+        from policy_engine.hook import client
 
         while client.ask_daemon("claude", payload(project, "ls"), sandbox.env, 5) is None:
             assert time.monotonic() < deadline, "no daemon was started"
@@ -179,7 +182,7 @@ def test_a_policy_engine_directory_in_the_project_is_never_the_daemon(sandbox: S
     try:
         result = hook(sandbox, payload(project, "rm -rf x"), daemon=True, cwd=project)
         assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
-        from policy_engine import client
+        from policy_engine.hook import client
 
         deadline = time.monotonic() + 20
         while (reply := client.ask_daemon("claude", payload(project, "rm -rf y"), sandbox.env, 5)) is None:
@@ -217,7 +220,7 @@ def test_a_second_daemon_leaves_the_first_alone(sandbox: Sandbox, daemon: Path) 
     )
     assert second.returncode == 0
     assert os.path.exists(daemon)
-    from policy_engine import client
+    from policy_engine.hook import client
 
     assert client.ask_daemon("claude", payload(sandbox.project("repo"), "ls"), sandbox.env, 5) is not None
 
@@ -337,7 +340,7 @@ def test_a_lone_surrogate_is_judged_and_counted_once(sandbox: Sandbox, daemon: P
     log = (daemon.parent / "decisions.jsonl").read_text().splitlines()
     assert len(log) == 6
     assert daemon.exists()  # the daemon is still there, and still answers
-    from policy_engine import client
+    from policy_engine.hook import client
 
     assert isinstance(client.ask_daemon("claude", payload(project, "ls"), sandbox.env, 10), client.Reply)
 

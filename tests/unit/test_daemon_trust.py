@@ -19,8 +19,7 @@ import pytest
 from helpers import REPO, Sandbox
 from test_daemon import POLICY, hook, payload, wait_for
 
-from policy_engine import client
-from policy_engine.hook import wire
+from policy_engine.hook import client, wire
 from policy_engine.version import __version__
 
 ALLOW = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}})

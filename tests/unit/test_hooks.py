@@ -189,7 +189,7 @@ def test_file_and_mcp_tools(sandbox: Sandbox, project: Path, agent: str, kind: s
 # or a file tool needs neither the parser nor `typing` (record.py), nor anything the cache spares.
 IMPORTS = """
 import os, sys
-from policy_engine import client
+from policy_engine.hook import client
 client.hook(sys.argv[1], os.environ)
 heavy = ("typing", "tree_sitter", "sqlite3", "pydantic", "json5", "pathspec", "dataclasses", "inspect")
 print(sorted(name for name in heavy if name in sys.modules), file=sys.stderr)
