@@ -1,12 +1,21 @@
 """The ``policy`` entry point, and the script the installed hooks run by path
-(``python …/policy_engine/client.py hook --agent NAME``: see ``hook/install.py``).
+(``python -S …/policy_engine/client.py hook --agent NAME``: see ``hook/install.py``).
 
 A script is compiled on every run, a module comes from its cached bytecode: this file is kept
 to the dispatch, and the hook's side of the daemon lives in ``hook/client.py``.
+
+Hooks run it with ``-S``: ``site`` (site-packages, their ``.pth`` files, ``sitecustomize``) costs
+2–3 ms, a quarter of a call the daemon answers, which needs the standard library and this package
+alone. The package is found beside this file; ``site`` is loaded before anything needs more
+(``hook.client.load_site``: judging in-process, any other command).
 """
 
 import os
 import sys
+
+if __name__ == "__main__" and sys.flags.no_site:
+    # The script's own directory is the package's (sys.path[0]); policy_engine is in its parent.
+    sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def main() -> int:
@@ -15,6 +24,9 @@ def main() -> int:
     from policy_engine.agents import AGENTS
 
     if agent not in AGENTS:  # any other command, or a hook call argparse will explain
+        from policy_engine.hook.client import load_site
+
+        load_site()
         from policy_engine.cli import main as cli_main
 
         return cli_main(argv)

@@ -169,11 +169,22 @@ def _answer(agent: str, raw: bytes, env: "Mapping[str, str]") -> Reply:
             start_daemon(env)
         else:  # an impostor, or a directory others can change: no daemon started there either
             notes.append(f"{reply}: judged in-process")
+    load_site()
     from policy_engine.hook.call import run
 
     left = max(budget - (time.monotonic() - started), 0.0001)
     judged = run(agent, raw if text is None else text, {**env, "POLICY_ENGINE_HOOK_TIMEOUT": repr(left)})
     return _noted(Reply(judged.stdout, judged.stderr, judged.status), notes)
+
+
+def load_site() -> None:
+    """Load ``site`` when Python started without it (``-S``: the command installed hooks run, see
+    ``client.py``), as it would have at start: site-packages, where the engine's dependencies are,
+    their ``.pth`` files, ``sitecustomize``. Once; nothing when it was loaded at start."""
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()
 
 
 def _noted(reply: Reply, notes: list[str]) -> Reply:

@@ -76,16 +76,20 @@ def _spec(agent: str) -> Installation:
 # --- the command ----------------------------------------------------------------------------------
 
 
+NO_SITE = "-S"  # client.py loads site itself when a call needs more than the standard library
+
+
 def executable() -> list[str]:
-    """argv prefix that runs this installation's ``policy`` for a hook: its interpreter on the
-    package's ``client.py``, by absolute paths (never a PATH lookup, never a pyenv shim:
-    sys.executable is the real interpreter). Not the ``policy`` console script: pip's wrapper
-    imports ``re`` and ``python -m`` imports runpy, some 4 ms of the ~12 ms a hook answered by
-    the daemon costs (see hook/client.py)."""
+    """argv prefix that runs this installation's ``policy`` for a hook: its interpreter, without
+    ``site`` (``-S``), on the package's ``client.py``, by absolute paths (never a PATH lookup, never
+    a pyenv shim: sys.executable is the real interpreter). Not the ``policy`` console script: pip's
+    wrapper imports ``re`` and ``python -m`` imports runpy, some 4 ms; ``site`` is 2–3 ms more, of
+    the ~10 ms a hook answered by the daemon costs (see client.py)."""
     # Not resolved through symlinks: a venv's bin/python links out of the venv, and must stay in it.
     interpreter = os.path.abspath(sys.executable)
     return [
         interpreter,
+        NO_SITE,
         os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "client.py"),
     ]
 
@@ -97,13 +101,13 @@ _TAIL = (
     '(exit status $S); run policy doctor" >&2; S=2; }}; exit "$S"'
 )  # a str.format template, as the two commands below
 _GUARDED = (
-    'P={python}; C={client}; if [ -x "$P" ] && [ -f "$C" ]; then "$P" "$C" hook --agent {agent}; S=$?; '
+    'P={python}; C={client}; if [ -x "$P" ] && [ -f "$C" ]; then "$P" -S "$C" hook --agent {agent}; S=$?; '
 )
 _PORTABLE = "if command -v policy >/dev/null 2>&1; then policy hook --agent {agent}; S=$?; "
 _MISSING = "else {refusal}; S=2; fi; " + _TAIL
 _GUARDED_FORM = re.compile(
     r'P=(?P<python>.+?); C=(?P<client>.+?); if \[ -x "\$P" \] && \[ -f "\$C" \]; then '
-    r'"\$P" "\$C" hook --agent (?P<agent>[a-z]+);'
+    r'"\$P" (?P<no_site>-S )?"\$C" hook --agent (?P<agent>[a-z]+);'  # without -S: an older release's
 )
 _PORTABLE_FORM = re.compile(
     r"if command -v policy >/dev/null 2>&1; then policy hook --agent (?P<agent>[a-z]+);"
@@ -121,7 +125,7 @@ def hook_command(agent: str, scope: str = "user") -> str:
             f"hook from {spec.project}"
         )
         return _PORTABLE.format(agent=agent) + _MISSING.format(refusal=_refusal(agent, why))
-    python, client = executable()
+    python, client = executable()[0], executable()[-1]
     why = (
         f"policy-engine is not installed at {client} any more; reinstall it and run policy install "
         f"--agent {agent}, or remove this hook with policy uninstall --agent {agent}"
@@ -154,7 +158,8 @@ def read_command(command: str) -> InstalledCommand | None:
     guarded = _GUARDED_FORM.match(command)
     if guarded is not None:
         try:
-            program = (*shlex.split(guarded["python"]), *shlex.split(guarded["client"]))
+            python, client = shlex.split(guarded["python"]), shlex.split(guarded["client"])
+            program = (*python, *([NO_SITE] if guarded["no_site"] else []), *client)
         except ValueError:
             return None
         return InstalledCommand("guarded", program, guarded["agent"])
@@ -177,8 +182,8 @@ def _is_policy(prefix: list[str]) -> bool:
         return True
     if len(prefix) == 1:
         return os.path.basename(prefix[0]) in ("policy", "policy.exe")
-    if len(prefix) == 2:  # an interpreter on some installation's client module
-        return prefix[1].endswith(os.path.join("policy_engine", "client.py"))
+    if len(prefix) == 2 or (len(prefix) == 3 and prefix[1] == NO_SITE):  # an interpreter on the client
+        return prefix[-1].endswith(os.path.join("policy_engine", "client.py"))
     return len(prefix) == 3 and prefix[1:] == ["-m", "policy_engine"]
 
 
@@ -590,9 +595,13 @@ def _entry_check(
     if scope == "project":
         detail = "the project's file names this machine's paths, which its other users do not have"
         return Check(name, True, detail, fix, warning=True), command
-    other = (
-        "" if list(found.program) == executable() else f" (not this installation: {shlex.join(executable())})"
-    )
+    this = executable()
+    if list(found.program) == this:
+        other = ""
+    elif [part for part in found.program if part != NO_SITE] == [part for part in this if part != NO_SITE]:
+        other = " (an older release's command, slower: policy install again writes this one's)"
+    else:
+        other = f" (not this installation: {shlex.join(this)})"
     return Check(name, True, f"{shlex.join(found.program)}, failing closed without it{other}", None), command
 
 

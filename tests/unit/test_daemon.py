@@ -69,7 +69,7 @@ def hook(
     ``cwd``: an agent runs its hooks in its working directory)."""
     command = hook_command("claude")
     if importtime:
-        command = command.replace('"$P" "$C"', '"$P" -Ximporttime "$C"')
+        command = command.replace('"$P" -S "$C"', '"$P" -S -Ximporttime "$C"')
     argv = ["/bin/sh", "-c", command]
     env = {**sandbox.env, "POLICY_ENGINE_DAEMON": "1" if daemon else "0"}
     return subprocess.run(argv, input=text, capture_output=True, text=True, env=env, timeout=60, cwd=cwd)

@@ -190,8 +190,9 @@ def test_unknown_agent_scope_or_home_is_refused(project: Path, env: dict[str, st
 
 def test_executable_is_this_interpreter_on_the_client_module() -> None:
     argv = executable()
-    assert argv == [os.path.abspath(sys.executable), str(Path(policy_engine.__file__).parent / "client.py")]
-    assert all(os.path.isabs(part) and os.path.isfile(part) for part in argv)
+    client = str(Path(policy_engine.__file__).parent / "client.py")
+    assert argv == [os.path.abspath(sys.executable), "-S", client]
+    assert all(os.path.isabs(part) and os.path.isfile(part) for part in (argv[0], argv[-1]))
 
 
 def test_hook_command_is_shell_quoted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -200,7 +201,7 @@ def test_hook_command_is_shell_quoted(tmp_path: Path, monkeypatch: pytest.Monkey
     client = str(Path(policy_engine.__file__).parent / "client.py")
     command = hook_command("gemini")
     assert command.startswith(f"P='{python}'; C={shlex.quote(client)}; ")
-    assert inst.read_command(command) == ("guarded", (str(python), client), "gemini")
+    assert inst.read_command(command) == ("guarded", (str(python), "-S", client), "gemini")
     assert "hook --agent gemini" in command
 
 
@@ -707,7 +708,8 @@ def test_doctor_reports_an_older_command_without_the_guard(
     """An older release wrote `PYTHON CLIENT hook --agent NAME`: the tool runs when that is gone."""
     path = home / ".claude" / "settings.json"
     path.parent.mkdir()
-    bare = shlex.join([*executable(), "hook", "--agent", "claude"])
+    python, client = executable()[0], executable()[-1]
+    bare = shlex.join([python, client, "hook", "--agent", "claude"])
     group = [{"matcher": "*", "hooks": [{"type": "command", "command": bare}]}]
     path.write_text(text({"hooks": {"PreToolUse": group, "PostToolUse": group}}))
     checks = by_name(doctor(["claude"], "user", str(project), env, run=FakeHook((0, "{}", ""), (2, "", ""))))
@@ -715,6 +717,37 @@ def test_doctor_reports_an_older_command_without_the_guard(
     assert not entry.ok and "older form" in entry.detail
     assert entry.fix == "run `policy install --agent claude --user`"
     install("claude", "user", str(project), env)  # replaced in place by the guarded command
+    assert commands(json.loads(path.read_text()), "claude", "PreToolUse") == [hook_command("claude")]
+
+
+def test_a_guarded_command_of_the_previous_release_is_still_ours(
+    home: Path, project: Path, env: dict[str, str]
+) -> None:
+    """The previous release's guarded command ran the client with site (no -S): read as ours, it
+    passes doctor with a note, answers as the new one does, and a reinstall replaces it."""
+    path = home / ".claude" / "settings.json"
+    path.parent.mkdir()
+    older = hook_command("claude").replace('"$P" -S "$C"', '"$P" "$C"')
+    assert inst.read_command(older) == ("guarded", (executable()[0], executable()[-1]), "claude")
+    group = [{"matcher": "*", "hooks": [{"type": "command", "command": older}]}]
+    path.write_text(text({"hooks": {"PreToolUse": group, "PostToolUse": group}}))
+    checks = by_name(doctor(["claude"], "user", str(project), env, run=FakeHook((0, "{}", ""), (2, "", ""))))
+    entry = checks["claude: PreToolUse hook"]
+    assert entry.ok and "an older release's command, slower" in entry.detail
+    payload = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": str(project),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "rm -rf ~"},
+        }
+    )
+    for command in (older, hook_command("claude")):
+        result = sh(command, payload, {**env, "POLICY_ENGINE_DAEMON": "0"})
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    install("claude", "user", str(project), env)  # replaced in place by this release's command
     assert commands(json.loads(path.read_text()), "claude", "PreToolUse") == [hook_command("claude")]
 
 
