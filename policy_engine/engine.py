@@ -108,6 +108,16 @@ def _blocks_in_every_mode(verdict: Verdict) -> bool:
     )
 
 
+def _recognised(confined: str, script: str) -> bool:
+    """Whether ``confined``, the wrapper made for ``script``, is recognised as ours when it comes
+    back (``Engine._already_confined``): its script is read back as ``script``. Then it is judged as
+    that script, confined, which this very call has just done: the same verdicts, the same plan
+    (kept for the call) and so the same wrapper; judging it once more would only repeat that."""
+    from .sandbox.wrap import candidate, script_in
+
+    return candidate(confined) and script_in(confined) == script
+
+
 def _confinement_note(
     decisive: Verdict | None, action: Action, sandbox: Confinement | None, unconfined: str | None
 ) -> str:
@@ -217,8 +227,8 @@ class Engine:
         return decision
 
     def _decide(self, call: ToolCall, *, recheck: bool) -> Decision:
-        """The decision for ``call``; ``recheck``: a command rewritten to run confined is judged
-        again before it is returned (the judgement of that one does not recheck).
+        """The decision for ``call``; ``recheck``: a command rewritten to run confined is checked to
+        be recognised as ours when it comes back (the judgement of that one does not recheck).
 
         In steps: the call spelled out, its atoms judged (and confined where a rule allows it in a
         sandbox), the verdict explained, then applied by the mode (which may only report it) and
@@ -374,13 +384,8 @@ class Engine:
         )
         if isinstance(found, str):
             return None, found
-        if recheck:
-            again = self._decide(call._replace(input={**call.input, "command": found.command}), recheck=False)
-            if again.action >= Action.ASK or again.sandbox is None or not again.sandbox.applied:
-                return (
-                    None,
-                    f"the confined command did not pass its own check ({again.action}: {again.reason})",
-                )
+        if recheck and not _recognised(found.command, command if isinstance(command, str) else ""):
+            return None, "the confined command did not pass its own check (it would not be recognised)"
         return found, None
 
     def _already_confined(self, call: ToolCall) -> Decision | None:

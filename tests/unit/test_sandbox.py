@@ -360,6 +360,44 @@ def test_our_wrapper_coming_back_runs_as_it_is_and_a_forged_one_is_asked(sandbox
         assert decision.sandbox is None
 
 
+@needs_sandbox
+def test_every_wrapper_made_is_recognised_when_it_comes_back(sandbox: Sandbox) -> None:
+    """The engine checks a wrapper it makes only by reading its script back (engine._recognised):
+    judging it again would repeat this call's own judgement. Each one comes back allowed as it is."""
+    project = sandbox.project("p")
+    engine = sandbox.engine(cwd=project)
+    lines = [
+        "npm test",
+        "make",
+        "cargo test -- --nocapture",
+        "pytest -k 'a and not b'",
+        'make MSG="it\'s" check',
+        "npm run build -- --out='dist dir'",
+        "go test ./... && npm test",
+    ]
+    for line in lines:
+        first = engine.evaluate(ToolCall("bash", {"command": line}, str(project)))
+        assert first.action is Action.ALLOW and first.sandbox is not None, (line, first.reason)
+        again = engine.evaluate(ToolCall("bash", {"command": first.sandbox.command}, str(project)))
+        assert again.action is Action.ALLOW, (line, again.reason)
+        assert again.sandbox == first.sandbox._replace(applied=True), line
+
+
+@needs_sandbox
+def test_a_wrapper_that_would_not_be_recognised_is_not_made(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Should its script not read back, the wrapper would be judged as a command of its own when the
+    agent sends it again: the rule asks instead, and says why."""
+    from policy_engine.sandbox import wrap
+
+    monkeypatch.setattr(wrap, "script_in", lambda command: None)
+    project = sandbox.project("p")
+    decision = sandbox.engine(cwd=project).evaluate(ToolCall("bash", {"command": "npm test"}, str(project)))
+    assert decision.action is Action.ASK and decision.sandbox is None
+    assert "did not pass its own check (it would not be recognised)" in decision.reason
+
+
 def test_a_command_proven_to_only_read_needs_no_sandbox(sandbox: Sandbox) -> None:
     project = sandbox.project("p")
     engine = sandbox.engine(cwd=project)
