@@ -268,38 +268,126 @@ def _walk(
     roots: tuple[str, ...], reads: list[Guard], writes: list[Guard], limit: int
 ) -> tuple[list[str], list[str]]:
     """The entries under the writable directories that a protection names: (write-protected ones,
-    read-protected ones). A matched directory is not walked further: all of it is bound."""
+    read-protected ones). A matched directory is not walked further: all of it is bound.
+
+    Each directory's listing is kept (:class:`_Listing`) and used again while the directory is
+    unchanged: the same inode, modification and change times, looked at before every use. A
+    project walked for every confined call (``node_modules``, ``.venv``: tens of thousands of
+    entries) then costs a ``stat`` per directory, and a directory that changed is listed again."""
     read_only: list[str] = []
     hidden: list[str] = []
-    # Most entries match no pattern: one regex of the last path components the patterns can end in
-    # rules them out before each protection is tried on its own.
-    screen = _screen([*reads, *writes])
+    key = (tuple(reads), tuple(writes))
+    found = _LISTED.get(key)
+    if found is None:
+        if len(_LISTED) >= PROTECTION_SETS:
+            _LISTED.clear()
+        found = _LISTED[key] = (_screen([*reads, *writes]), {})
+    screen, listings = found
     seen = 0
     pending = list(roots)
     while pending:
-        current = pending.pop()
-        try:
-            with os.scandir(current) as listing:
-                for item in listing:
-                    seen += 1
-                    if seen > limit:
-                        raise Unconfinable(
-                            f"{', '.join(roots)} holds more than {limit} entries: too many to find every "
-                            "protected path the sandbox must hide or keep read-only"
-                        )
-                    if screen is None or screen.fullmatch(item.name.lower()):
-                        # A hidden place is read-only too: reads first.
-                        if any(matches(g, item.path) for g in reads):
-                            hidden.append(_target(item.path) if item.is_symlink() else item.path)
-                            continue
-                        if any(matches(g, item.path) for g in writes):
-                            read_only.append(item.path)
-                            continue
-                    if item.is_dir(follow_symlinks=False):
-                        pending.append(item.path)
-        except OSError:
-            continue  # unreadable: the command cannot read it either
+        listing = _listing(pending.pop(), listings, reads, writes, screen)
+        seen += listing.entries
+        if seen > limit:
+            raise Unconfinable(
+                f"{', '.join(roots)} holds more than {limit} entries: too many to find every "
+                "protected path the sandbox must hide or keep read-only"
+            )
+        hidden += [_target(path) if link else path for path, link in listing.hidden]
+        read_only += listing.read_only
+        pending += listing.below
     return read_only, [path for path in hidden if path]
+
+
+class _Listing(Record):
+    """What the walk takes from one directory: when it was looked at (``stamp``: device, inode,
+    modification and change times, in ns), its number of entries, the read-protected ones
+    (``hidden``: path, and whether it is a symbolic link, whose target is looked up at each use), the
+    write-protected ones, and the directories to walk further (``below``)."""
+
+    stamp: tuple[int, int, int, int] | None
+    entries: int
+    hidden: tuple[tuple[str, bool], ...]
+    read_only: tuple[str, ...]
+    below: tuple[str, ...]
+
+
+# The listings kept, per set of protections (read, write) and directory, with the set's screen (see
+# _list); all dropped past LISTINGS listings or PROTECTION_SETS sets.
+_LISTED: dict[
+    tuple[tuple[Guard, ...], tuple[Guard, ...]], tuple[re.Pattern[str] | None, dict[str, _Listing]]
+] = {}
+LISTINGS, PROTECTION_SETS = 100_000, 64
+# A directory changed less than this long before it was looked at may change again within the same
+# tick of a coarse clock (FAT's 2 s) and keep its times: its listing is not kept.
+RACY_NS = 2_000_000_000
+
+
+def _listing(
+    directory: str,
+    kept: dict[str, _Listing],
+    reads: list[Guard],
+    writes: list[Guard],
+    screen: re.Pattern[str] | None,
+) -> _Listing:
+    """The listing of ``directory``: the one kept, when the directory is as it was then; else made
+    (and kept, unless it changed just before, or could not be read whole)."""
+    now = time.time_ns()
+    try:
+        info = os.stat(directory)
+        stamp: tuple[int, int, int, int] | None = (
+            info.st_dev,
+            info.st_ino,
+            info.st_mtime_ns,
+            info.st_ctime_ns,
+        )
+    except OSError:
+        stamp = None  # listed all the same, as before: whatever scandir makes of it
+    found = kept.get(directory)
+    if found is not None and stamp is not None and found.stamp == stamp:
+        return found
+    listing = _list(directory, reads, writes, screen, stamp)
+    settled = stamp is not None and max(stamp[2], stamp[3]) < now - RACY_NS
+    if settled and listing.stamp is not None:
+        if sum(len(listings) for _, listings in _LISTED.values()) >= LISTINGS:
+            for _, listings in _LISTED.values():
+                listings.clear()
+        kept[directory] = listing
+    return listing
+
+
+def _list(
+    directory: str,
+    reads: list[Guard],
+    writes: list[Guard],
+    screen: re.Pattern[str] | None,
+    stamp: tuple[int, int, int, int] | None,
+) -> _Listing:
+    """``directory`` listed: what the protections name in it, and where to walk further. Most
+    entries match no pattern: one regex of the last path components the patterns can end in rules
+    them out (``screen``) before each protection is tried on its own. Unreadable, or not read to
+    its end: what was read, with no stamp (never kept)."""
+    count = 0
+    hidden: list[tuple[str, bool]] = []
+    read_only: list[str] = []
+    below: list[str] = []
+    try:
+        with os.scandir(directory) as listing:
+            for item in listing:
+                count += 1
+                if screen is None or screen.fullmatch(item.name.lower()):
+                    # A hidden place is read-only too: reads first.
+                    if any(matches(g, item.path) for g in reads):
+                        hidden.append((item.path, item.is_symlink()))
+                        continue
+                    if any(matches(g, item.path) for g in writes):
+                        read_only.append(item.path)
+                        continue
+                if item.is_dir(follow_symlinks=False):
+                    below.append(item.path)
+    except OSError:
+        stamp = None  # unreadable: the command cannot read it either
+    return _Listing(stamp, count, tuple(hidden), tuple(read_only), tuple(below))
 
 
 def _screen(guards: list[Guard]) -> re.Pattern[str] | None:

@@ -415,3 +415,95 @@ def test_every_path_a_protection_pattern_names_holds_its_needed_text(
     regex = re.compile(source)
     if needed is not None and (regex.match(relative) or regex.match(relative + "/")):
         assert needed in relative, (pattern, needed, relative)
+
+
+_TREE_NAMES = st.sampled_from(["a", "b", ".env", ".env.local", ".git", ".claude", "x.txt", "node_modules"])
+_TREE_CHANGE = st.tuples(
+    st.sampled_from(["file", "directory", "link", "remove", "rename"]),
+    st.lists(_TREE_NAMES, min_size=1, max_size=3),
+    st.lists(_TREE_NAMES, min_size=1, max_size=3),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(_TREE_CHANGE, max_size=12),
+    st.lists(st.tuples(st.lists(_TREE_CHANGE, max_size=4), st.booleans()), min_size=1, max_size=4),
+    st.integers(min_value=3, max_value=40),
+)
+def test_a_sandbox_walk_of_kept_listings_answers_as_a_fresh_walk(
+    tree: list[tuple[str, list[str], list[str]]],
+    rounds: list[tuple[list[tuple[str, list[str], list[str]]], bool]],
+    limit: int,
+) -> None:
+    """The sandbox's walk of the project keeps each directory's listing while the directory is
+    unchanged (sandbox/plan.py): after any changes to the tree, made just before the walk or long
+    enough before it, it finds what walking afresh finds, and gives up where that gives up."""
+    import shutil
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from policy_engine.decide import protect
+    from policy_engine.model import Action
+    from policy_engine.sandbox import plan as plans
+
+    def change(root: Path, how: str, parts: list[str], other: list[str]) -> None:
+        path, to = root.joinpath(*parts), root.joinpath(*other)
+        try:
+            if how in ("file", "directory", "link"):
+                path.parent.mkdir(parents=True, exist_ok=True)
+            if how == "file":
+                path.write_text("x")
+            elif how == "directory":
+                path.mkdir()
+            elif how == "link":
+                path.symlink_to(to)
+            elif how == "remove":
+                shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+            elif to != path and not to.is_relative_to(path):
+                to.parent.mkdir(parents=True, exist_ok=True)
+                path.rename(to)
+        except OSError:
+            pass  # there already, not there, in the way: the tree stays as it is
+
+    def walk(root: Path, reads: list[protect.Guard], writes: list[protect.Guard]) -> object:
+        try:
+            found = plans._walk((str(root),), reads, writes, limit)
+        except plans.Unconfinable as refused:
+            return str(refused)
+        return sorted(found[0]), sorted(found[1])
+
+    saved = plans.RACY_NS
+    plans.RACY_NS = 20_000_000  # "changed just before": 20 ms, not 2 s
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            home = Path(scratch) / "home"
+            project = home / "work" / "app"
+            project.mkdir(parents=True)
+            for how, parts, other in tree:
+                change(project, how, parts, other)
+            guards = protect.guards(_protections()[0], str(home), str(project), str(project))
+            reads = [g for g in guards if g.entry.action >= Action.ASK and "read" in g.entry.senses]
+            writes = [g for g in guards if g.entry.action >= Action.ASK and "write" in g.entry.senses]
+            plans._LISTED.clear()
+            time.sleep(0.025)
+            walk(project, reads, writes)  # every listing kept
+            for changes, settled in rounds:
+                for how, parts, other in changes:
+                    change(project, how, parts, other)
+                if settled:
+                    time.sleep(0.025)
+                kept = walk(project, reads, writes)
+                remembered = {
+                    key: (screen, dict(listings)) for key, (screen, listings) in plans._LISTED.items()
+                }
+                plans._LISTED.clear()
+                assert kept == walk(project, reads, writes), sorted(
+                    str(p.relative_to(project)) for p in project.rglob("*")
+                )
+                plans._LISTED.clear()
+                plans._LISTED.update(remembered)
+    finally:
+        plans.RACY_NS = saved
+        plans._LISTED.clear()

@@ -512,6 +512,66 @@ def test_the_plan_refuses_what_it_cannot_hold(sandbox: Sandbox) -> None:
         _plan(sandbox, project, limit=20)
 
 
+def test_the_plan_lists_again_only_the_directories_that_changed(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The walk of the project keeps each directory's listing while the directory is unchanged (its
+    inode and times, looked at each time): a second plan lists nothing, and after a change only the
+    directory that changed is listed, and what it holds now is hidden."""
+    import time
+
+    from policy_engine.sandbox import plan as plans
+
+    monkeypatch.setattr(plans, "RACY_NS", 50_000_000)  # "changed just before" is 50 ms here
+    project = sandbox.project("kept")
+    for name in ("a", "b/c", "d/e/f"):
+        (project / name).mkdir(parents=True)
+        (project / name / "x.txt").write_text("x")
+    listed: list[str] = []
+    real = plans._list
+
+    def spy(directory: str, *args: Any) -> Any:
+        listed.append(directory)
+        return real(directory, *args)
+
+    monkeypatch.setattr(plans, "_list", spy)
+    time.sleep(0.06)
+    first = _plan(sandbox, project)
+    assert str(project / "d" / "e" / "f") in listed
+    listed.clear()
+    assert _plan(sandbox, project) == first and listed == []
+    (project / "d" / "e" / ".env").write_text("SECRET=1")
+    time.sleep(0.06)
+    changed = _plan(sandbox, project)
+    assert listed == [str(project / "d" / "e")]
+    assert str(project / "d" / "e" / ".env") in changed.hidden_files
+    listed.clear()
+    (project / "d" / "e" / ".env").unlink()
+    (project / "a" / ".git").mkdir()  # listed at once: a directory changed just before is not kept
+    assert str(project / "a" / ".git") in _plan(sandbox, project).read_only
+    assert sorted(listed) == [str(project / "a"), str(project / "d" / "e")]
+    listed.clear()
+    _plan(sandbox, project)
+    assert sorted(listed) == [str(project / "a"), str(project / "d" / "e")]
+
+
+def test_the_listings_kept_are_bounded(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    from policy_engine.sandbox import plan as plans
+
+    monkeypatch.setattr(plans, "RACY_NS", 0)
+    monkeypatch.setattr(plans, "LISTINGS", 5)
+    monkeypatch.setattr(plans, "PROTECTION_SETS", 1)
+    project = sandbox.project("many")
+    for index in range(12):
+        (project / f"d{index}").mkdir()
+    plans._LISTED.clear()
+    first = _plan(sandbox, project)
+    assert 0 < sum(len(kept) for _, kept in plans._LISTED.values()) <= 5
+    assert _plan(sandbox, project) == first
+    plans._walk((str(project),), [], [], 100)  # another set of protections: the first one's dropped
+    assert len(plans._LISTED) == 1
+
+
 def test_the_macos_profile_says_the_same_as_text(sandbox: Sandbox) -> None:
     project = sandbox.project("p")
     (project / ".git").mkdir()
