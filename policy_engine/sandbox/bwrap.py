@@ -13,6 +13,7 @@ agent's terminal (TIOCSTI), and ``--die-with-parent`` ends it with the agent's s
 from __future__ import annotations
 
 import os
+import stat
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
@@ -54,7 +55,11 @@ def _hiding(paths: tuple[str, ...]) -> list[str]:
     """Each path covered: a directory by an empty read-only one, anything else by /dev/null."""
     args: list[str] = []
     for path in paths:
-        if os.path.isdir(path) and not os.path.islink(path):
+        try:
+            directory = stat.S_ISDIR(os.lstat(path).st_mode)  # a directory, not a link to one
+        except OSError:
+            directory = False
+        if directory:
             args += ["--tmpfs", path, "--remount-ro", path]
         else:
             args += ["--ro-bind", "/dev/null", path]
