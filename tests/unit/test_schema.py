@@ -627,3 +627,22 @@ def test_python_field_name_is_not_a_key() -> None:
     assert [error.split(": ")[:2] for error in _errors({"schema_": "x"})] == [
         ["schema_", "additionalProperties"]
     ]
+
+
+def test_the_presets_are_validated_again_when_one_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shipped presets are validated once per process (the daemon compiles after every policy
+    edit), and again as soon as the text of one of them changes."""
+    from policy_engine.config import compile as compiling
+
+    preset = tmp_path / "mine.jsonc"
+    monkeypatch.setattr(compiling, "preset_files", lambda: [("$mine", str(preset))])
+    preset.write_text('{ "description": "d", "patterns": ["x *"] }')
+    first = load_presets()
+    assert first["$mine"].patterns == ["x *"] and load_presets()["$mine"] is first["$mine"]
+    preset.write_text('{ "description": "d", "patterns": ["y *"] }')
+    assert load_presets()["$mine"].patterns == ["y *"]
+    preset.write_text('{ "description": "d", "patterns": [] }')
+    with pytest.raises(ValidationError):
+        load_presets()
