@@ -38,6 +38,13 @@ if TYPE_CHECKING:
     from .session.state import StateStore
 
 
+# How long the engine uses its own directories as it spelled them, symbolic links resolved (the
+# working directory, each location's, each protected place's), before it works them out again: a
+# link changed along one is seen within this long. The paths of a call are resolved afresh for
+# each call; these are many (a thousand locations) and change seldom.
+SPELLINGS_LIFETIME = 60.0
+
+
 def analysis_settings(policy_set: PolicySet) -> InterpreterSettings | None:
     """How inline programs are analysed for every layer at once: on when any layer turns it on (a
     layer that restricts wants to see them), within the smallest limits of those layers (hitting a
@@ -169,6 +176,7 @@ class Engine:
         ]
         self.mode = resolve_mode(mode, env, self.policy_set)
         self._spelled: dict[str, tuple[str, ...]] = {}
+        self._spelled_at = perf_counter()
         # The sandbox plans of one call (its rewritten command is judged again: planned once).
         self._plans: dict[Any, Any] = {}
         self._cache_directory = cache_directory(env)
@@ -220,6 +228,11 @@ class Engine:
         started = perf_counter()
         if not isinstance(call.tool, str) or not isinstance(call.cwd, str):
             raise TypeError("ToolCall.tool and ToolCall.cwd must be strings")
+        if started - self._spelled_at > SPELLINGS_LIFETIME:
+            self._spelled.clear()
+            self._spelled_at = started
+            for judge in self._judges:
+                judge.forget_spellings()
         self._plans.clear()
         decision = self._decide(call, recheck=True)
         if self.log_path is not None and self.mode != "ignore":

@@ -72,6 +72,13 @@ class LayerJudge:
         self._directories: dict[tuple[tuple[int, str], str], tuple[str, ...]] = {}
         self._location_indexes: dict[tuple[str, str, bool], LocationIndex] = {}
 
+    def forget_spellings(self) -> None:
+        """Drop what was built from the directories as spelt with their symbolic links resolved
+        (protections placed, location indexes): built again as calls come (Engine says when)."""
+        self._guarded.clear()
+        self._directories.clear()
+        self._location_indexes.clear()
+
     def _book(self, name: str) -> RuleBook:
         book = self._books.get(name)
         if book is None:

@@ -52,9 +52,6 @@ STOP = b"stop"  # the request that makes the daemon leave (`policy daemon stop`,
 STATUS = b"status"  # the request for how it is (`policy daemon status`), answered as a JSON object
 IDLE = 1800.0  # seconds without a request before the daemon leaves
 ENGINES = 16  # engines kept (one per working directory and environment in use)
-# An engine remembers how directories are spelled (symlinks resolved) for its lifetime: rebuilt
-# this often, a directory replaced by a symlink is seen within a minute (a rebuild costs ~2 ms).
-ENGINE_LIFETIME = 60.0
 
 
 class Daemon:
@@ -67,7 +64,7 @@ class Daemon:
         self.key = b""  # read (or made) by serve()
         self.env = env
         self.idle = idle
-        self._engines: OrderedDict[Any, tuple[Any, float, Engine]] = OrderedDict()
+        self._engines: OrderedDict[Any, tuple[Any, Engine]] = OrderedDict()
         self._stopping = False
         self.started = time.time()
         self._last = time.monotonic()  # the last hook call (or the start): idle is counted from it
@@ -84,12 +81,11 @@ class Daemon:
         discovery = discover(os.path.abspath(call.cwd), env, [])
         stamp = tuple(_stamp(path) for path in [s.path for s in discovery.sources] + [store_path(env)])
         found = self._engines.get(key)
-        now = time.monotonic()
-        if found is not None and found[0] == stamp and now - found[1] < ENGINE_LIFETIME:
+        if found is not None and found[0] == stamp:
             self._engines.move_to_end(key)
-            return found[2]
+            return found[1]
         engine = recording_engine(None, call.cwd, env)
-        self._engines[key] = (stamp, now, engine)
+        self._engines[key] = (stamp, engine)
         while len(self._engines) > ENGINES:
             self._engines.popitem(last=False)
         return engine
