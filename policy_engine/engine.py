@@ -177,8 +177,6 @@ class Engine:
         self.mode = resolve_mode(mode, env, self.policy_set)
         self._spelled: dict[str, tuple[str, ...]] = {}
         self._spelled_at = perf_counter()
-        # The sandbox plans of one call (its rewritten command is judged again: planned once).
-        self._plans: dict[Any, Any] = {}
         self._cache_directory = cache_directory(env)
         self._analyzer: Analyzer | None = None
         # The environment the agent's commands start with (what tells git where its repository is).
@@ -233,7 +231,6 @@ class Engine:
             self._spelled_at = started
             for judge in self._judges:
                 judge.forget_spellings()
-        self._plans.clear()
         decision = self._decide(call, recheck=True)
         if self.log_path is not None and self.mode != "ignore":
             self._log(self.log_path, decision, round((perf_counter() - started) * 1e6))
@@ -393,7 +390,6 @@ class Engine:
             home=self.home,
             env=self._environ,
             secret=self._command_reader().knowledge.secret_variable,
-            plans=self._plans,
         )
         if isinstance(found, str):
             return None, found

@@ -12,7 +12,6 @@ from .wrap import Confinement, wrapped
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
-    from typing import Any
 
     from ..decide.protect import Guard
     from ..model import ToolCall
@@ -35,7 +34,6 @@ def confinement(
     home: str,
     env: Mapping[str, str],
     secret: Callable[[str], bool],
-    plans: dict[Any, Any],
 ) -> Confinement | str:
     """How ``command`` runs confined as ``wanted`` says, or why it cannot."""
     if call.agent is not None and call.agent not in catalog.REWRITES:
@@ -43,15 +41,16 @@ def confinement(
     found = backends.find(env)
     if isinstance(found, str):
         return found
-    sandbox = strictest(wanted)
-    where = call.workdir or call.cwd
-    key = (sandbox, guards, project, where)
-    if key not in plans:
-        try:
-            plans[key] = plan(sandbox, guards, project=project, cwd=where, home=home, env=env, secret=secret)
-        except Unconfinable as why:
-            plans[key] = str(why)
-    made = plans[key]
-    if isinstance(made, str):
-        return made
+    try:
+        made = plan(
+            strictest(wanted),
+            guards,
+            project=project,
+            cwd=call.workdir or call.cwd,
+            home=home,
+            env=env,
+            secret=secret,
+        )
+    except Unconfinable as why:
+        return str(why)
     return Confinement(found.name, wrapped(found, made, command), made)
