@@ -118,8 +118,8 @@ def _blocks_in_every_mode(verdict: Verdict) -> bool:
 def _recognised(confined: str, script: str) -> bool:
     """Whether ``confined``, the wrapper made for ``script``, is recognised as ours when it comes
     back (``Engine._already_confined``): its script is read back as ``script``. Then it is judged as
-    that script, confined, which this very call has just done: the same verdicts, the same plan
-    (kept for the call) and so the same wrapper; judging it once more would only repeat that."""
+    that script and wrapped again, which this very call has just done: the same verdicts, plan and
+    wrapper while the files stay as they are; judging it once more here would only repeat that."""
     from .sandbox.wrap import candidate, script_in
 
     return candidate(confined) and script_in(confined) == script
