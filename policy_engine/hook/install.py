@@ -125,7 +125,8 @@ def hook_command(agent: str, scope: str = "user") -> str:
             f"hook from {spec.project}"
         )
         return _PORTABLE.format(agent=agent) + _MISSING.format(refusal=_refusal(agent, why))
-    python, client = executable()[0], executable()[-1]
+    program = executable()
+    python, client = program[0], program[-1]
     why = (
         f"policy-engine is not installed at {client} any more; reinstall it and run policy install "
         f"--agent {agent}, or remove this hook with policy uninstall --agent {agent}"
