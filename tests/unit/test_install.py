@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from payloads import shell
 
 import policy_engine
 from policy_engine.agents import agent_module
@@ -734,15 +735,7 @@ def test_a_guarded_command_of_the_previous_release_is_still_ours(
     checks = by_name(doctor(["claude"], "user", str(project), env, run=FakeHook((0, "{}", ""), (2, "", ""))))
     entry = checks["claude: PreToolUse hook"]
     assert entry.ok and "an older release's command, slower" in entry.detail
-    payload = json.dumps(
-        {
-            "session_id": "s",
-            "cwd": str(project),
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "tool_input": {"command": "rm -rf ~"},
-        }
-    )
+    payload = json.dumps(shell("claude", str(project), "rm -rf ~"))
     for command in (older, hook_command("claude")):
         result = sh(command, payload, {**env, "POLICY_ENGINE_DAEMON": "0"})
         assert result.returncode == 0, result.stderr
