@@ -1,72 +1,105 @@
-"""Searches of directory trees known to give up, remembered for a short while.
+"""What searches of directory trees found, remembered for a short while.
 
 A search of a tree stops after a budget of entries, and its answer is then a doubt (the tree may
 hold what was looked for): `grep -r x /` or `find / -name '*.conf' | xargs` spend that whole budget
-on every call. A long-lived engine (the daemon, a benchmark) remembers for :data:`FRESH_SECONDS`
-that a tree was too large, and gives up at once:
+on every call. And a search that finishes (`grep -r TODO .` in a project of ten thousand files)
+walks the whole tree on every call. A long-lived engine (the daemon, a benchmark) remembers, for
+at most :data:`FRESH_SECONDS`:
 
 - that the same search of the same tree gave up (:func:`gave_up`);
 - what the entries a walk of a too-large tree saw before it gave up hold (:func:`recall`): the
   few among them that some protection names, or their names. A later search of that tree for
   something else (`find / -name a`, then `find / -name b`) gives up at once when those entries do
-  not hold all it looks for, as its own walk would have after the same entries.
+  not hold all it looks for, as its own walk would have after the same entries;
+- a listing found not clean (producers.py: not followed);
+- what a search that finished found (:func:`searched`), with the :func:`stamp` of every directory
+  it listed. It is used again only while every one of them is unchanged (an entry added, removed
+  or renamed in a directory changes its times), and never when a directory it listed had changed
+  just before (:data:`RACY_NS`): then a second change could keep the same times.
 
-Only cautious answers are remembered: giving up (a doubt, which asks), and a listing found not
-clean (producers.py: not followed). What a search found, or that it found nothing, is looked for
-afresh on every call (files change), and a remembered tree whose entries would hold everything a
-search looks for is walked again. So a stale memory can only make a call more cautious than a
-fresh search might have, for at most that many seconds.
+The first three are cautious answers: a stale one can only make a call more cautious than a fresh
+search might have, for at most that many seconds. The last is checked against the disk before
+every use, and bounded in time for file systems whose directory times cannot be trusted.
 """
 
 from __future__ import annotations
 
+import os
 import time
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
     from collections.abc import Hashable
-    from typing import Any
+    from typing import Any, TypeAlias
+
+    # A directory's device, inode, modification and change times (ns).
+    Stamp: TypeAlias = tuple[int, int, int, int]
 
 FRESH_SECONDS = 30.0
-# What is remembered at most: searches, and entries of trees (the paths or names kept of each, about
-# a hundred bytes apiece: some megabytes). What is no longer fresh is dropped as more comes; beyond
-# either bound, everything is forgotten at once.
-_KEPT = 512
-_ENTRIES_KEPT = 100_000
+# A directory changed less than this long before it was looked at may change again within the same
+# tick of a coarse clock (FAT's 2 s) and keep its times: what was seen in it is not kept.
+RACY_NS = 2_000_000_000
 
-# search -> (when it is forgotten, what it saw, how many of the tree's entries that keeps)
-_remembered: dict[Hashable, tuple[float, Any, int]] = {}
-_entries = 0  # the entries of trees remembered now
+
+class _Memory:
+    """Answers remembered for :data:`FRESH_SECONDS`, each with its size (the entries or directories
+    it keeps, about a hundred bytes apiece). What is no longer fresh is dropped as more comes;
+    beyond ``kept`` answers or ``most`` entries in all, everything is forgotten at once."""
+
+    __slots__ = ("answers", "entries", "kept", "most")
+
+    def __init__(self, kept: int, most: int) -> None:
+        self.answers: dict[Hashable, tuple[float, Any, int]] = {}  # key -> (forgotten when, what, size)
+        self.entries = 0
+        self.kept = kept
+        self.most = most
+
+    def recall(self, key: Hashable) -> Any:
+        found = self.answers.get(key)
+        if found is None:
+            return None
+        if found[0] < time.monotonic():
+            del self.answers[key]
+            self.entries -= found[2]
+            return None
+        return found[1]
+
+    def remember(self, key: Hashable, what: Any, entries: int) -> None:
+        now = time.monotonic()
+        # Every answer is kept equally long, so the dict's order is their age: the stale ones lead.
+        while self.answers:
+            oldest = next(iter(self.answers))
+            if self.answers[oldest][0] >= now:
+                break
+            self.entries -= self.answers.pop(oldest)[2]
+        previous = self.answers.pop(key, None)
+        if previous is not None:
+            self.entries -= previous[2]
+        if len(self.answers) >= self.kept or self.entries + entries > self.most:
+            self.forget()
+        self.answers[key] = (now + FRESH_SECONDS, what, entries)
+        self.entries += entries
+
+    def forget(self) -> None:
+        self.answers.clear()
+        self.entries = 0
+
+
+# Kept apart, so that the many small searches of a session never push out a tree found too large.
+_cautious = _Memory(512, 100_000)
+_searched = _Memory(512, 200_000)
 
 
 def recall(search: Hashable) -> Any:
     """What was remembered of ``search`` (a key naming the tree and everything that shapes the
     walk) within the last :data:`FRESH_SECONDS`, or None."""
-    global _entries
-    found = _remembered.get(search)
-    if found is None:
-        return None
-    if found[0] < time.monotonic():
-        del _remembered[search]
-        _entries -= found[2]
-        return None
-    return found[1]
+    return _cautious.recall(search)
 
 
 def remember(search: Hashable, what: Any, entries: int = 0) -> None:
     """Remember ``what`` a walk for ``search`` saw of a tree too large to search, from now
     (``entries``: how many of the tree's entries it keeps)."""
-    global _entries
-    now = time.monotonic()
-    for stale in [key for key, (until, _, _) in _remembered.items() if until < now]:
-        _entries -= _remembered.pop(stale)[2]
-    previous = _remembered.pop(search, None)
-    if previous is not None:
-        _entries -= previous[2]
-    if len(_remembered) >= _KEPT or _entries + entries > _ENTRIES_KEPT:
-        forget()
-    _remembered[search] = (now + FRESH_SECONDS, what, entries)
-    _entries += entries
+    _cautious.remember(search, what, entries)
 
 
 def gave_up(search: Hashable) -> int | None:
@@ -81,8 +114,35 @@ def give_up(search: Hashable, seen: int) -> None:
     remember(("gave up", search), seen)
 
 
+def searched(search: Hashable) -> Any:
+    """What ``search``, one that finished within the last :data:`FRESH_SECONDS`, found, as given to
+    :func:`finished` (its caller checks the stamps it rests on), or None."""
+    return _searched.recall(search)
+
+
+def finished(search: Hashable, what: Any, directories: int) -> None:
+    """Remember what ``search`` found now, resting on the stamps of ``directories`` directories."""
+    _searched.remember(search, what, directories)
+
+
+def stamp(directory: str) -> Stamp | None:
+    """What tells that ``directory`` still holds the entries it held: its device, inode,
+    modification and change times (an entry added, removed or renamed in it changes the times, a
+    directory put in its place the inode). None when it cannot be looked at."""
+    try:
+        info = os.stat(directory)
+    except (OSError, ValueError):
+        return None
+    return info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns
+
+
+def settled(found: Stamp | None, now: int) -> bool:
+    """Whether a directory of stamp ``found``, looked at ``now`` (``time.time_ns()``), had not
+    changed just before (:data:`RACY_NS`): what was seen in it may be kept."""
+    return found is not None and max(found[2], found[3]) < now - RACY_NS
+
+
 def forget() -> None:
     """Forget every search (tests that grow and shrink one tree)."""
-    global _entries
-    _remembered.clear()
-    _entries = 0
+    _cautious.forget()
+    _searched.forget()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import time
 from functools import lru_cache
 
 from .. import paths, trees
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
     from ..config.compiled import Protection
     from ..model import Walk
+    from ..trees import Stamp
 
 # Entries a search looks at before it gives up (the tree may hold a protected path: a doubt): in one
 # tree, and in all the trees of one tool call together (a glob can name hundreds of them).
@@ -325,9 +327,10 @@ def _last(path: str) -> str:
 
 class Search:
     """The searches of one tool call's trees. Each tree is walked once for every pattern looked for
-    in it, and all of them share :data:`CALL_LIMIT` entries. Nothing is remembered beyond the call
-    but that a tree was too large (:mod:`~policy_engine.trees`): an engine lives on in the daemon,
-    and the files in a tree change."""
+    in it, and all of them share :data:`CALL_LIMIT` entries. Beyond the call, a long-lived engine
+    (the daemon) remembers for a short while that a tree was too large, and what a search that
+    finished found, used again only while every directory it listed is unchanged
+    (:mod:`~policy_engine.trees`)."""
 
     __slots__ = ("_found", "left")
 
@@ -369,14 +372,29 @@ class Search:
             if spent is not None:
                 self.left -= spent  # as the walk would: the call's other searches get the rest
                 return None
+        # Where links lead is not in the directories' listings: such a search is not kept.
+        finished = None if following else ("finished", key, paths.CASE_INSENSITIVE)
+        kept: _Finished | str | None = trees.searched(finished) if finished is not None else None
+        if isinstance(kept, _Finished) and kept.spent <= min(WALK_LIMIT, self.left) and kept.holds():
+            self.left -= kept.spent  # as the walk would, on the same entries
+            return dict(kept.found)
         budget = self.left
         visited: list[str] | None = [] if tree and budget >= WALK_LIMIT else None
-        found = self._walk(wanted, directory, hidden, names, ignoring, following, skips, visited)
+        # Stamps are taken from the second search of a tree on: a process that searches a tree
+        # once (a hook without the daemon) does not pay a stat per directory for nothing.
+        looked = _Looked() if kept is not None else None
+        found = self._walk(wanted, directory, hidden, names, ignoring, following, skips, visited, looked)
         if found is None and budget >= WALK_LIMIT:  # the tree's own budget ran out
             trees.give_up(key, budget - self.left)
             if visited is not None and set(wanted).issubset(every):
                 held = _HeldTree(visited, every, directory, budget - self.left)
                 trees.remember(tree, held, len(visited))
+        elif found is not None and finished is not None:
+            if looked is not None and looked.settled:
+                spent, stamps, ignored = budget - self.left, tuple(looked.stamps), tuple(looked.ignored)
+                trees.finished(finished, _Finished(tuple(found.items()), spent, stamps, ignored), len(stamps))
+            else:  # searched once, or the tree changed just before: stamps next time
+                trees.finished(finished, _SEARCHED_ONCE, 0)
         return found
 
     def _walk(
@@ -389,9 +407,10 @@ class Search:
         following: bool,
         skips: Skips,
         visited: list[str] | None = None,
+        looked: _Looked | None = None,
     ) -> dict[Guard, bool] | None:
         """The walk itself; the paths of the entries it looks at are added to ``visited`` if given
-        (a link it follows, as ``"\0"`` + its path)."""
+        (a link it follows, as ``"\0"`` + its path), and what its answer rests on to ``looked``."""
         missing = list(wanted)
         naming = Shield(wanted).under(directory)  # only what is looked for: a tree's entries are many
         sought = _names_matcher(names)
@@ -401,6 +420,8 @@ class Search:
         try:
             while pending and missing:
                 current = pending.pop()
+                if looked is not None:
+                    looked.directory(current)  # before it is listed: a change after shows next time
                 try:
                     with os.scandir(current) as listing:
                         for item in listing:
@@ -423,7 +444,7 @@ class Search:
                                 matched = naming(item.path)
                                 if matched:
                                     matched = [g for g in matched if g in missing]
-                                if matched and ignoring and _git_ignores(item.path):
+                                if matched and ignoring and _ignored(item.path, looked):
                                     matched, descend = [], False  # ripgrep skips it and its contents
                                 hits += matched
                             if hits:
@@ -519,6 +540,57 @@ class _HeldTree:
             if not missing:
                 return False
         return True
+
+
+class _Looked:
+    """What a walk's answer rests on, gathered as it goes: the stamp of each directory it lists,
+    and git's answer for each entry it asked about (a .gitignore can change without its directory
+    changing). ``settled`` turns false, and nothing more is gathered, when a directory could not
+    be looked at or had changed just before: the answer is then not remembered."""
+
+    __slots__ = ("ignored", "now", "settled", "stamps")
+
+    def __init__(self) -> None:
+        self.now = time.time_ns()
+        self.stamps: list[tuple[str, Stamp]] = []
+        self.ignored: list[tuple[str, bool]] = []
+        self.settled = True
+
+    def directory(self, path: str) -> None:
+        if self.settled:
+            found = trees.stamp(path)
+            if found is not None and trees.settled(found, self.now):
+                self.stamps.append((path, found))
+            else:
+                self.settled = False
+
+
+_SEARCHED_ONCE = "searched once"  # what is kept of a search the first time: that it was made
+
+
+class _Finished(Record):
+    """What a search that finished found (each guard looked for, and whether it was), the entries
+    it spent, and what that rests on (:class:`_Looked`)."""
+
+    found: tuple[tuple[Guard, bool], ...]
+    spent: int
+    stamps: tuple[tuple[str, Stamp], ...]
+    ignored: tuple[tuple[str, bool], ...]
+
+    def holds(self) -> bool:
+        """Whether a walk now would take the same course: every directory listed is unchanged, and
+        git answers as it did for every entry asked about."""
+        return all(trees.stamp(path) == found for path, found in self.stamps) and all(
+            _git_ignores(path) is ignored for path, ignored in self.ignored
+        )
+
+
+def _ignored(path: str, looked: _Looked | None) -> bool:
+    """Whether git ignores ``path``, noted in ``looked``."""
+    ignored = _git_ignores(path)
+    if looked is not None:
+        looked.ignored.append((path, ignored))
+    return ignored
 
 
 class _HeldNames(Record):

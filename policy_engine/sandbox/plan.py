@@ -24,6 +24,7 @@ import time
 from fnmatch import translate
 from functools import lru_cache
 
+from .. import trees
 from ..decide.protect import matches
 from ..model import Action
 from ..paths import inside, normalize
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 
     from ..config.compiled import Sandbox
     from ..decide.protect import Guard
+    from ..trees import Stamp
 
 # Entries the walk of the writable directories looks at before it gives up (the call is then
 # asked). Larger than a command's search budget (protect.py): it runs once per confined call, and
@@ -305,7 +307,7 @@ class _Listing(Record):
     (``hidden``: path, and whether it is a symbolic link, whose target is looked up at each use), the
     write-protected ones, and the directories to walk further (``below``)."""
 
-    stamp: tuple[int, int, int, int] | None
+    stamp: Stamp | None
     entries: int
     hidden: tuple[tuple[str, bool], ...]
     read_only: tuple[str, ...]
@@ -318,9 +320,6 @@ _LISTED: dict[
     tuple[tuple[Guard, ...], tuple[Guard, ...]], tuple[re.Pattern[str] | None, dict[str, _Listing]]
 ] = {}
 LISTINGS, PROTECTION_SETS = 100_000, 64
-# A directory changed less than this long before it was looked at may change again within the same
-# tick of a coarse clock (FAT's 2 s) and keep its times: its listing is not kept.
-RACY_NS = 2_000_000_000
 
 
 def _listing(
@@ -333,22 +332,12 @@ def _listing(
     """The listing of ``directory``: the one kept, when the directory is as it was then; else made
     (and kept, unless it changed just before, or could not be read whole)."""
     now = time.time_ns()
-    try:
-        info = os.stat(directory)
-        stamp: tuple[int, int, int, int] | None = (
-            info.st_dev,
-            info.st_ino,
-            info.st_mtime_ns,
-            info.st_ctime_ns,
-        )
-    except OSError:
-        stamp = None  # listed all the same, as before: whatever scandir makes of it
+    stamp = trees.stamp(directory)  # None: listed all the same (whatever scandir makes of it)
     found = kept.get(directory)
     if found is not None and stamp is not None and found.stamp == stamp:
         return found
     listing = _list(directory, reads, writes, screen, stamp)
-    settled = stamp is not None and max(stamp[2], stamp[3]) < now - RACY_NS
-    if settled and listing.stamp is not None:
+    if trees.settled(stamp, now) and listing.stamp is not None:
         if sum(len(listings) for _, listings in _LISTED.values()) >= LISTINGS:
             for _, listings in _LISTED.values():
                 listings.clear()
@@ -361,7 +350,7 @@ def _list(
     reads: list[Guard],
     writes: list[Guard],
     screen: re.Pattern[str] | None,
-    stamp: tuple[int, int, int, int] | None,
+    stamp: Stamp | None,
 ) -> _Listing:
     """``directory`` listed: what the protections name in it, and where to walk further. Most
     entries match no pattern: one regex of the last path components the patterns can end in rules

@@ -7,6 +7,7 @@ import json
 import re
 import string
 from collections.abc import Callable
+from pathlib import Path
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -362,12 +363,12 @@ def test_a_tree_remembered_too_large_answers_as_a_fresh_walk(
                     for directory in (str(root), str(home)):
                         remembered = protect.Search()
                         answer = protect.protections_hit(shield, directory, sense, walk, remembered)
-                        held = dict(trees._remembered)
+                        held = dict(trees._cautious.answers)
                         trees.forget()
                         fresh = protect.Search()
                         expected = protect.protections_hit(shield, directory, sense, walk, fresh)
                         trees.forget()
-                        trees._remembered.update(held)
+                        trees._cautious.answers.update(held)
                         assert (answer, remembered.left) == (expected, fresh.left), (
                             directory,
                             sense,
@@ -425,6 +426,30 @@ _TREE_CHANGE = st.tuples(
 )
 
 
+def _change_tree(root: Path, how: str, parts: list[str], other: list[str]) -> None:
+    """Make one change to the tree under ``root`` (a file, a directory or a link made, an entry
+    removed or renamed); none when it cannot be made."""
+    import shutil
+
+    path, to = root.joinpath(*parts), root.joinpath(*other)
+    try:
+        if how in ("file", "directory", "link"):
+            path.parent.mkdir(parents=True, exist_ok=True)
+        if how == "file":
+            path.write_text("x")
+        elif how == "directory":
+            path.mkdir()
+        elif how == "link":
+            path.symlink_to(to)
+        elif how == "remove":
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+        elif to != path and not to.is_relative_to(path):
+            to.parent.mkdir(parents=True, exist_ok=True)
+            path.rename(to)
+    except OSError:
+        pass  # there already, not there, in the way: the tree stays as it is
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(_TREE_CHANGE, max_size=12),
@@ -439,33 +464,14 @@ def test_a_sandbox_walk_of_kept_listings_answers_as_a_fresh_walk(
     """The sandbox's walk of the project keeps each directory's listing while the directory is
     unchanged (sandbox/plan.py): after any changes to the tree, made just before the walk or long
     enough before it, it finds what walking afresh finds, and gives up where that gives up."""
-    import shutil
     import tempfile
     import time
     from pathlib import Path
 
+    from policy_engine import trees
     from policy_engine.decide import protect
     from policy_engine.model import Action
     from policy_engine.sandbox import plan as plans
-
-    def change(root: Path, how: str, parts: list[str], other: list[str]) -> None:
-        path, to = root.joinpath(*parts), root.joinpath(*other)
-        try:
-            if how in ("file", "directory", "link"):
-                path.parent.mkdir(parents=True, exist_ok=True)
-            if how == "file":
-                path.write_text("x")
-            elif how == "directory":
-                path.mkdir()
-            elif how == "link":
-                path.symlink_to(to)
-            elif how == "remove":
-                shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
-            elif to != path and not to.is_relative_to(path):
-                to.parent.mkdir(parents=True, exist_ok=True)
-                path.rename(to)
-        except OSError:
-            pass  # there already, not there, in the way: the tree stays as it is
 
     def walk(root: Path, reads: list[protect.Guard], writes: list[protect.Guard]) -> object:
         try:
@@ -474,15 +480,15 @@ def test_a_sandbox_walk_of_kept_listings_answers_as_a_fresh_walk(
             return str(refused)
         return sorted(found[0]), sorted(found[1])
 
-    saved = plans.RACY_NS
-    plans.RACY_NS = 20_000_000  # "changed just before": 20 ms, not 2 s
+    saved = trees.RACY_NS
+    trees.RACY_NS = 20_000_000  # "changed just before": 20 ms, not 2 s
     try:
         with tempfile.TemporaryDirectory() as scratch:
             home = Path(scratch) / "home"
             project = home / "work" / "app"
             project.mkdir(parents=True)
             for how, parts, other in tree:
-                change(project, how, parts, other)
+                _change_tree(project, how, parts, other)
             guards = protect.guards(_protections()[0], str(home), str(project), str(project))
             reads = [g for g in guards if g.entry.action >= Action.ASK and "read" in g.entry.senses]
             writes = [g for g in guards if g.entry.action >= Action.ASK and "write" in g.entry.senses]
@@ -491,7 +497,7 @@ def test_a_sandbox_walk_of_kept_listings_answers_as_a_fresh_walk(
             walk(project, reads, writes)  # every listing kept
             for changes, settled in rounds:
                 for how, parts, other in changes:
-                    change(project, how, parts, other)
+                    _change_tree(project, how, parts, other)
                 if settled:
                     time.sleep(0.025)
                 kept = walk(project, reads, writes)
@@ -505,5 +511,78 @@ def test_a_sandbox_walk_of_kept_listings_answers_as_a_fresh_walk(
                 plans._LISTED.clear()
                 plans._LISTED.update(remembered)
     finally:
-        plans.RACY_NS = saved
+        trees.RACY_NS = saved
         plans._LISTED.clear()
+
+
+_TREE_SEARCH = st.tuples(
+    st.sampled_from(["read", "write", "delete"]),
+    st.sampled_from(["all", "visible", "git", "into"]),  # a walk that follows links is never kept
+    st.sampled_from([(), ("*",), (".env*",), ("x.txt", "b")]),
+    st.sampled_from([(), ("a",)]),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(_TREE_CHANGE, max_size=12),
+    st.lists(st.tuples(st.lists(_TREE_CHANGE, max_size=4), st.booleans()), min_size=1, max_size=4),
+    st.lists(_TREE_SEARCH, min_size=1, max_size=4),
+)
+def test_a_remembered_search_answers_as_a_fresh_one(
+    tree: list[tuple[str, list[str], list[str]]],
+    rounds: list[tuple[list[tuple[str, list[str], list[str]]], bool]],
+    searches: list[tuple[str, str, tuple[str, ...], tuple[str, ...]]],
+) -> None:
+    """What a search that finished found is kept with the stamps of the directories it listed
+    (trees.py): after any changes to the tree, made just before the search or long enough before
+    it, a search answers as a fresh one does, and spends as much of the call's budget."""
+    import tempfile
+    import time
+
+    from policy_engine import trees
+    from policy_engine.decide import protect
+    from policy_engine.model import TreeKind, Walk
+
+    saved = trees.RACY_NS
+    trees.RACY_NS = 20_000_000  # "changed just before": 20 ms, not 2 s
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            home = Path(scratch) / "home"
+            project = home / "work" / "app"
+            project.mkdir(parents=True)
+            for how, parts, other in tree:
+                _change_tree(project, how, parts, other)
+            guards = protect.guards(_protections()[0], str(home), str(project), str(project))
+            shield = protect.Shield(guards)
+
+            def answers() -> list[object]:
+                found: list[object] = []
+                for sense, kind, names, skipped in searches:
+                    search = protect.Search()
+                    walk = Walk(TreeKind(kind), names, skipped)
+                    found.append(
+                        (protect.protections_hit(shield, str(project), sense, walk, search), search.left)
+                    )
+                return found
+
+            trees.forget()
+            time.sleep(0.025)
+            answers()
+            answers()  # kept from the second search on
+            for changes, settled in rounds:
+                for how, parts, other in changes:
+                    _change_tree(project, how, parts, other)
+                if settled:
+                    time.sleep(0.025)
+                remembered = answers()
+                kept = dict(trees._searched.answers)
+                trees.forget()
+                assert remembered == answers(), sorted(
+                    str(p.relative_to(project)) for p in project.rglob("*")
+                )
+                trees.forget()
+                trees._searched.answers.update(kept)
+    finally:
+        trees.RACY_NS = saved
+        trees.forget()

@@ -322,7 +322,7 @@ def test_a_search_that_gave_up_is_not_walked_again_for_a_while(
 ) -> None:
     """`grep -r x /` spends the whole budget on every call: a long-lived engine remembers for
     trees.FRESH_SECONDS that the same search of the same tree gave up (and answers the same),
-    then walks again; a search that finished is walked every time."""
+    then walks again; a search that finished, of a tree changed just before, is walked every time."""
     from policy_engine import trees
     from policy_engine.decide import protect
 
@@ -351,7 +351,160 @@ def test_a_search_that_gave_up_is_not_walked_again_for_a_while(
     now[0] += trees.FRESH_SECONDS + 1
     assert searches("grep -r x big") == (Action.ALLOW, 1)  # small enough now
     assert searches("grep -r x small") == (Action.ALLOW, 1)
-    assert searches("grep -r x small") == (Action.ALLOW, 1)  # finished searches are never remembered
+    assert searches("grep -r x small") == (Action.ALLOW, 1)  # changed just before: not kept
+    trees.forget()
+
+
+def _listed(listed: list[str], root: Path) -> list[str]:
+    return sorted(os.path.relpath(path, root) for path in listed)
+
+
+def test_a_finished_search_is_kept_while_the_directories_it_listed_are_unchanged(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`grep -r TODO .` in a project of thousands of files walked it on every call: a long-lived
+    engine keeps what a search that finished found, with the stamp of every directory it listed
+    (from the second search on: a hook's single process pays nothing for them), and answers from
+    it while each is unchanged. A file added or removed anywhere in the tree is found by the next
+    call; a tree changed just before (trees.RACY_NS) is walked every time; what is kept goes after
+    trees.FRESH_SECONDS."""
+    import time
+
+    from policy_engine import trees
+
+    monkeypatch.setattr(trees, "RACY_NS", 50_000_000)  # "changed just before" is 50 ms here
+    trees.forget()
+    project = sandbox.project("app")
+    for name in ("a/b/c", "a/d", "e"):
+        (project / name).mkdir(parents=True)
+        (project / name / "x.txt").write_text("x")
+    engine = sandbox.engine(sandbox.write("policy.jsonc", _KEYS_DENIED))
+    listed = _scans(monkeypatch)
+    now = [1000.0]
+    monkeypatch.setattr(trees.time, "monotonic", lambda: now[0])
+
+    def searches() -> tuple[str, list[str]]:
+        listed.clear()
+        decision = engine.evaluate(bash("grep -r x app", sandbox.root))
+        found = "holds id.key" if "holds" in decision.reason else decision.action.name.lower()
+        return found, _listed(listed, project)
+
+    stamped: list[str] = []
+    stamp = trees.stamp
+    monkeypatch.setattr(trees, "stamp", lambda path: stamped.append(path) or stamp(path))
+    every = [".", "a", "a/b", "a/b/c", "a/d", "e"]
+    time.sleep(0.06)
+    assert searches() == ("allow", every) and stamped == []  # the first search: no stamps
+    assert searches() == ("allow", every) and _listed(stamped, project) == every
+    assert searches() == ("allow", [])  # unchanged: answered without listing anything
+    (project / "a" / "b" / "c" / "id.key").write_text("secret")
+    time.sleep(0.06)
+    found, walked = searches()
+    assert found == "holds id.key" and walked  # the change is found (an ask: see _protected)
+    assert searches() == ("holds id.key", [])  # and what was found is kept as well
+    (project / "a" / "b" / "c" / "id.key").unlink()
+    time.sleep(0.06)
+    assert searches() == ("allow", every)
+    assert searches() == ("allow", [])
+    now[0] += trees.FRESH_SECONDS + 1
+    assert searches() == ("allow", every)  # forgotten: walked again
+    assert searches() == ("allow", every)
+    # Changed just before (here: within a minute): a second change could keep the same times.
+    monkeypatch.setattr(trees, "RACY_NS", 60_000_000_000)
+    (project / "e" / "y.txt").write_text("y")
+    assert searches() == ("allow", every)
+    assert searches() == ("allow", every)
+    trees.forget()
+
+
+def test_a_kept_search_counts_against_the_calls_budget_as_its_walk_did(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entries a kept search spent are taken from the call's budget as its walk's were: a call
+    with fewer left walks the tree, and gives up where that walk gives up."""
+    import time
+
+    from policy_engine import trees
+    from policy_engine.decide import protect
+
+    monkeypatch.setattr(trees, "RACY_NS", 50_000_000)
+    trees.forget()
+    project = sandbox.project("app")
+    for number in range(10):
+        (project / f"f{number}.txt").write_text("x")
+    engine = sandbox.engine(sandbox.write("policy.jsonc", _KEYS_DENIED))
+    listed = _scans(monkeypatch)
+    time.sleep(0.06)
+
+    def searches() -> tuple[Action, list[str]]:
+        listed.clear()
+        decision = engine.evaluate(bash("grep -r x app", sandbox.root))
+        return decision.action, _listed(listed, project)
+
+    assert searches() == (Action.ALLOW, ["."])
+    assert searches() == (Action.ALLOW, ["."])  # kept from the second search on
+    monkeypatch.setattr(protect, "CALL_LIMIT", 5)  # fewer entries left than the walk spent (10)
+    assert searches() == (Action.ASK, ["."])  # walked, and gave up: too large for what is left
+    monkeypatch.setattr(protect, "CALL_LIMIT", 10)
+    assert searches() == (Action.ALLOW, [])
+    trees.forget()
+
+
+def test_a_kept_search_of_a_work_tree_asks_git_again(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code's Grep (ripgrep) skips what git ignores, and a .gitignore can change without its
+    directory changing: a kept search of a work tree asks git again about each entry it asked
+    about, and walks again when an answer changed."""
+    import subprocess
+    import time
+
+    from policy_engine import trees
+
+    monkeypatch.setattr(trees, "RACY_NS", 50_000_000)
+    trees.forget()
+    project = sandbox.project("app")
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".gitignore").write_text("*.key\n")
+    (project / "sub").mkdir()
+    (project / "sub" / "id.key").write_text("secret")
+    engine = sandbox.engine(sandbox.write("policy.jsonc", _KEYS_DENIED))
+    listed = _scans(monkeypatch)
+    time.sleep(0.06)
+
+    def searches() -> tuple[Action, bool]:
+        listed.clear()
+        decision = engine.evaluate(tool("Grep", sandbox.root, pattern="x", path="app"))
+        return decision.action, bool(listed)
+
+    assert searches() == (Action.ALLOW, True)  # git ignores id.key: Grep never reads it
+    assert searches() == (Action.ALLOW, True)  # kept from the second search on
+    assert searches() == (Action.ALLOW, False)
+    before = trees.stamp(str(project))
+    (project / ".gitignore").write_text("# nothing ignored\n")  # the same file, rewritten
+    assert trees.stamp(str(project)) == before  # its directory did not change
+    assert searches() == (Action.ASK, True)  # the tree holds id.key
+    trees.forget()
+
+
+def test_a_search_that_follows_links_is_not_kept(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a link inside leads is not in the listings of the directories walked: `grep -R` walks
+    every time."""
+    import time
+
+    from policy_engine import trees
+
+    monkeypatch.setattr(trees, "RACY_NS", 50_000_000)
+    trees.forget()
+    project = sandbox.project("app")
+    (project / "x.txt").write_text("x")
+    engine = sandbox.engine(sandbox.write("policy.jsonc", _KEYS_DENIED))
+    listed = _scans(monkeypatch)
+    time.sleep(0.06)
+    for _ in range(3):
+        listed.clear()
+        assert engine.evaluate(bash("grep -R x app", sandbox.root)).action is Action.ALLOW
+        assert _listed(listed, project) == ["."]
     trees.forget()
 
 
@@ -402,17 +555,34 @@ def test_what_is_remembered_of_trees_is_bounded_and_what_is_stale_goes(
     trees.forget()
     now = [1000.0]
     monkeypatch.setattr(trees.time, "monotonic", lambda: now[0])
-    bound = trees._ENTRIES_KEPT
+    bound = trees._cautious.most
     trees.remember("a", "A", bound // 2)
     trees.remember("b", "B", bound // 4)
-    assert (trees.recall("a"), trees.recall("b"), trees._entries) == ("A", "B", bound * 3 // 4)
+    assert (trees.recall("a"), trees.recall("b"), trees._cautious.entries) == ("A", "B", bound * 3 // 4)
     now[0] += trees.FRESH_SECONDS + 1
     trees.remember("c", "C", bound // 2)  # a and b are stale: dropped, no longer counted
-    assert (trees.recall("a"), trees.recall("c"), trees._entries) == (None, "C", bound // 2)
+    assert (trees.recall("a"), trees.recall("c"), trees._cautious.entries) == (None, "C", bound // 2)
     trees.remember("d", "D", bound // 2 + 1)  # beyond the bound: all before it is forgotten
-    assert (trees.recall("c"), trees.recall("d"), trees._entries) == (None, "D", bound // 2 + 1)
+    assert (trees.recall("c"), trees.recall("d"), trees._cautious.entries) == (None, "D", bound // 2 + 1)
     trees.remember("d", "D again", 10)  # the same search again replaces it
-    assert (trees.recall("d"), trees._entries) == ("D again", 10)
+    assert (trees.recall("d"), trees._cautious.entries) == ("D again", 10)
+    trees.forget()
+
+
+def test_the_many_searches_kept_never_push_out_a_tree_found_too_large() -> None:
+    """The searches that finished are kept apart from what is known of too-large trees: a session's
+    many small searches, beyond their own bound, forget each other, not that `/` is too large."""
+    from policy_engine import trees
+
+    trees.forget()
+    trees.give_up("/", 20000)
+    for number in range(trees._searched.kept + 1):
+        trees.finished(("search", number), "found", 1)
+    assert trees.gave_up("/") == 20000
+    assert (trees.searched(("search", 0)), trees.searched(("search", trees._searched.kept))) == (
+        None,
+        "found",
+    )
     trees.forget()
 
 

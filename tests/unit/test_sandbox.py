@@ -520,9 +520,10 @@ def test_the_plan_lists_again_only_the_directories_that_changed(
     directory that changed is listed, and what it holds now is hidden."""
     import time
 
+    from policy_engine import trees
     from policy_engine.sandbox import plan as plans
 
-    monkeypatch.setattr(plans, "RACY_NS", 50_000_000)  # "changed just before" is 50 ms here
+    monkeypatch.setattr(trees, "RACY_NS", 50_000_000)  # "changed just before" is 50 ms here
     project = sandbox.project("kept")
     for name in ("a", "b/c", "d/e/f"):
         (project / name).mkdir(parents=True)
@@ -547,7 +548,7 @@ def test_the_plan_lists_again_only_the_directories_that_changed(
     assert str(project / "d" / "e" / ".env") in changed.hidden_files
     listed.clear()
     # A directory changed just before the plan (here: within a minute) is listed, and not kept.
-    monkeypatch.setattr(plans, "RACY_NS", 60_000_000_000)
+    monkeypatch.setattr(trees, "RACY_NS", 60_000_000_000)
     (project / "d" / "e" / ".env").unlink()
     (project / "a" / ".git").mkdir()
     assert str(project / "a" / ".git") in _plan(sandbox, project).read_only
@@ -558,9 +559,10 @@ def test_the_plan_lists_again_only_the_directories_that_changed(
 
 
 def test_the_listings_kept_are_bounded(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    from policy_engine import trees
     from policy_engine.sandbox import plan as plans
 
-    monkeypatch.setattr(plans, "RACY_NS", 0)
+    monkeypatch.setattr(trees, "RACY_NS", 0)
     monkeypatch.setattr(plans, "LISTINGS", 5)
     monkeypatch.setattr(plans, "PROTECTION_SETS", 1)
     project = sandbox.project("many")
