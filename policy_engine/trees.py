@@ -43,8 +43,8 @@ RACY_NS = 2_000_000_000
 
 class _Memory:
     """Answers remembered for :data:`FRESH_SECONDS`, each with its size (the entries or directories
-    it keeps, about a hundred bytes apiece). What is no longer fresh is dropped as more comes;
-    beyond ``kept`` answers or ``most`` entries in all, everything is forgotten at once."""
+    it keeps). What is no longer fresh is dropped as more comes; beyond ``kept`` answers or
+    ``most`` entries in all, everything is forgotten at once."""
 
     __slots__ = ("answers", "entries", "kept", "most")
 
@@ -86,8 +86,10 @@ class _Memory:
 
 
 # Kept apart, so that the many small searches of a session never push out a tree found too large.
+# About 10 MB each at most: an entry of a too-large tree is a path (about a hundred bytes), a
+# directory of a finished search a path and its stamp (about 350).
 _cautious = _Memory(512, 100_000)
-_searched = _Memory(512, 200_000)
+_searched = _Memory(512, 30_000)
 
 
 def recall(search: Hashable) -> Any:
