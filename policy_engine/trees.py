@@ -12,10 +12,11 @@ at most :data:`FRESH_SECONDS`:
   something else (`find / -name a`, then `find / -name b`) gives up at once when those entries do
   not hold all it looks for, as its own walk would have after the same entries;
 - a listing found not clean (producers.py: not followed);
-- what a search that finished found (:func:`searched`), with the :func:`stamp` of every directory
-  it listed. It is used again only while every one of them is unchanged (an entry added, removed
-  or renamed in a directory changes its times), and never when a directory it listed had changed
-  just before (:data:`RACY_NS`): then a second change could keep the same times.
+- what a search that finished found (:func:`searched`: the protections a tree holds, protect.py;
+  a listing proven clean, producers.py), with the :func:`stamp` of every directory it listed. It
+  is used again only while every one of them is unchanged (an entry added, removed or renamed in
+  a directory changes its times), and never when a directory it listed had changed just before
+  (:data:`RACY_NS`): then a second change could keep the same times.
 
 The first three are cautious answers: a stale one can only make a call more cautious than a fresh
 search might have, for at most that many seconds. The last is checked against the disk before
@@ -29,7 +30,7 @@ import time
 
 TYPE_CHECKING = False  # not typing's: see record.py
 if TYPE_CHECKING:
-    from collections.abc import Hashable
+    from collections.abc import Hashable, Iterable
     from typing import Any, TypeAlias
 
     # A directory's device, inode, modification and change times (ns).
@@ -125,6 +126,36 @@ def searched(search: Hashable) -> Any:
 def finished(search: Hashable, what: Any, directories: int) -> None:
     """Remember what ``search`` found now, resting on the stamps of ``directories`` directories."""
     _searched.remember(search, what, directories)
+
+
+ONCE = "searched once"  # what :func:`finished` keeps of a search the first time: that it was made
+
+
+class Looked:
+    """The stamps of the directories a walk lists, gathered as it goes (:meth:`directory`, before
+    each is listed: a change after shows next time). ``settled`` turns false, and nothing more is
+    gathered, when a directory could not be looked at or had changed just before (:data:`RACY_NS`):
+    what the walk found is then not kept."""
+
+    __slots__ = ("now", "settled", "stamps")
+
+    def __init__(self) -> None:
+        self.now = time.time_ns()
+        self.stamps: list[tuple[str, Stamp]] = []
+        self.settled = True
+
+    def directory(self, path: str) -> None:
+        if self.settled:
+            found = stamp(path)
+            if found is not None and settled(found, self.now):
+                self.stamps.append((path, found))
+            else:
+                self.settled = False
+
+
+def unchanged(stamps: Iterable[tuple[str, Stamp]]) -> bool:
+    """Whether every directory is as its stamp says (looked at now)."""
+    return all(stamp(path) == found for path, found in stamps)
 
 
 def stamp(directory: str) -> Stamp | None:

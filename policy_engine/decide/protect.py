@@ -16,7 +16,6 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import time
 from functools import lru_cache
 
 from .. import paths, trees
@@ -394,7 +393,7 @@ class Search:
                 spent, stamps, ignored = budget - self.left, tuple(looked.stamps), tuple(looked.ignored)
                 trees.finished(finished, _Finished(tuple(found.items()), spent, stamps, ignored), len(stamps))
             else:  # searched once, or the tree changed just before: stamps next time
-                trees.finished(finished, _SEARCHED_ONCE, 0)
+                trees.finished(finished, trees.ONCE, 0)
         return found
 
     def _walk(
@@ -542,30 +541,15 @@ class _HeldTree:
         return True
 
 
-class _Looked:
-    """What a walk's answer rests on, gathered as it goes: the stamp of each directory it lists,
-    and git's answer for each entry it asked about (a .gitignore can change without its directory
-    changing). ``settled`` turns false, and nothing more is gathered, when a directory could not
-    be looked at or had changed just before: the answer is then not remembered."""
+class _Looked(trees.Looked):
+    """What a walk's answer rests on: the stamps of the directories it lists, and git's answer for
+    each entry it asked about (a .gitignore can change without its directory changing)."""
 
-    __slots__ = ("ignored", "now", "settled", "stamps")
+    __slots__ = ("ignored",)
 
     def __init__(self) -> None:
-        self.now = time.time_ns()
-        self.stamps: list[tuple[str, Stamp]] = []
+        super().__init__()
         self.ignored: list[tuple[str, bool]] = []
-        self.settled = True
-
-    def directory(self, path: str) -> None:
-        if self.settled:
-            found = trees.stamp(path)
-            if found is not None and trees.settled(found, self.now):
-                self.stamps.append((path, found))
-            else:
-                self.settled = False
-
-
-_SEARCHED_ONCE = "searched once"  # what is kept of a search the first time: that it was made
 
 
 class _Finished(Record):
@@ -580,7 +564,7 @@ class _Finished(Record):
     def holds(self) -> bool:
         """Whether a walk now would take the same course: every directory listed is unchanged, and
         git answers as it did for every entry asked about."""
-        return all(trees.stamp(path) == found for path, found in self.stamps) and all(
+        return trees.unchanged(self.stamps) and all(
             _git_ignores(path) is ignored for path, ignored in self.ignored
         )
 

@@ -610,6 +610,52 @@ def test_a_listing_that_proved_nothing_is_not_trusted_again_for_a_while(
     trees.forget()
 
 
+def test_a_listing_proven_clean_is_kept_while_its_directories_are_unchanged(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`find . -name '*.py' | xargs wc -l` is followed only when no name in the tree would come
+    apart on the way, which takes a walk of the tree. From the second call on, that "clean" is
+    kept with the stamps of the directories walked, and used while they are unchanged: a name
+    with a space added anywhere is seen by the next call."""
+    import time
+
+    from policy_engine import trees
+    from policy_engine.analysis.shell import producers
+
+    monkeypatch.setattr(trees, "RACY_NS", 50_000_000)
+    trees.forget()
+    project = sandbox.project("app")
+    (project / "pkg" / "sub").mkdir(parents=True)
+    (project / "main.py").write_text("x")
+    (project / "pkg" / "sub" / "util.py").write_text("x")
+    engine = sandbox.engine(None)
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def counted(path: str) -> Any:
+        listed.append(path)
+        return scandir(path)
+
+    monkeypatch.setattr(producers.os, "scandir", counted)
+    line = "find . -name '*.py' | xargs wc -l"
+
+    def judged() -> tuple[Action, list[str]]:
+        listed.clear()
+        return engine.evaluate(bash(line, project)).action, _listed(listed, project)
+
+    time.sleep(0.06)
+    # Each directory listed twice: to prove the names clean, and to search the tree wc reads.
+    walked = sorted([".", "pkg", "pkg/sub"] * 2)
+    assert judged() == (Action.ALLOW, walked)
+    assert judged() == (Action.ALLOW, walked)  # the stamps taken
+    assert judged() == (Action.ALLOW, [])  # unchanged: no walk
+    (project / "pkg" / "sub" / "a b.py").write_text("x")
+    time.sleep(0.06)
+    action, seen = judged()
+    assert action is Action.ASK and seen  # walked again: the name comes apart
+    trees.forget()
+
+
 def test_a_long_lived_engine_sees_a_protected_file_that_appears_later(sandbox: Sandbox) -> None:
     """The daemon keeps one engine for many calls: what a search found is never remembered across
     calls (a `.env` written by a `git clone`, or by the user, after a first `grep -r`)."""

@@ -302,13 +302,20 @@ def _clean(root: str, dash_top: bool, skip_git: bool) -> bool:
     ``dash_top``, start with a dash at the top (paths printed without ./ in front)."""
     if not os.path.isdir(root):
         return not _UNSAFE.search(os.path.basename(root))
-    # Only "no" is remembered (too large, or a name that comes apart): the cautious answer.
+    # "No" is remembered for a while (too large, or a name that comes apart): the cautious answer.
+    # "Yes" is kept while every directory listed is unchanged, from the second walk on (trees.py).
     key = ("clean", root, dash_top, skip_git)
     if trees.gave_up(key) is not None:
         return False
+    kept = trees.searched(key)
+    if isinstance(kept, tuple) and trees.unchanged(kept):
+        return True
+    looked = trees.Looked() if kept is not None else None
     pending, seen = [root], 0
     while pending:
         current = pending.pop()
+        if looked is not None:
+            looked.directory(current)
         try:
             with os.scandir(current) as listing:
                 for item in listing:
@@ -324,6 +331,10 @@ def _clean(root: str, dash_top: bool, skip_git: bool) -> bool:
                         pending.append(item.path)
         except OSError:
             continue  # unreadable: nothing of it is printed
+    if looked is not None and looked.settled:
+        trees.finished(key, tuple(looked.stamps), len(looked.stamps))
+    else:
+        trees.finished(key, trees.ONCE, 0)
     return True
 
 
