@@ -6,8 +6,10 @@ import functools
 import json
 import re
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -450,6 +452,30 @@ def _change_tree(root: Path, how: str, parts: list[str], other: list[str]) -> No
         pass  # there already, not there, in the way: the tree stays as it is
 
 
+@contextmanager
+def _changed_project(tree: list[tuple[str, list[str], list[str]]]) -> Iterator[tuple[Path, list[Any]]]:
+    """A scratch project (under a scratch home) holding ``tree``, and the embedded default's
+    protections placed for it; meanwhile "changed just before" (trees.RACY_NS) is 20 ms, not 2 s,
+    so that a change made 25 ms before a walk is settled."""
+    import tempfile
+
+    from policy_engine import trees
+    from policy_engine.decide import protect
+
+    saved = trees.RACY_NS
+    trees.RACY_NS = 20_000_000
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            home = Path(scratch) / "home"
+            project = home / "work" / "app"
+            project.mkdir(parents=True)
+            for how, parts, other in tree:
+                _change_tree(project, how, parts, other)
+            yield project, protect.guards(_protections()[0], str(home), str(project), str(project))
+    finally:
+        trees.RACY_NS = saved
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(_TREE_CHANGE, max_size=12),
@@ -464,11 +490,8 @@ def test_a_sandbox_walk_of_kept_listings_answers_as_a_fresh_walk(
     """The sandbox's walk of the project keeps each directory's listing while the directory is
     unchanged (sandbox/plan.py): after any changes to the tree, made just before the walk or long
     enough before it, it finds what walking afresh finds, and gives up where that gives up."""
-    import tempfile
     import time
-    from pathlib import Path
 
-    from policy_engine import trees
     from policy_engine.decide import protect
     from policy_engine.model import Action
     from policy_engine.sandbox import plan as plans
@@ -480,16 +503,8 @@ def test_a_sandbox_walk_of_kept_listings_answers_as_a_fresh_walk(
             return str(refused)
         return sorted(found[0]), sorted(found[1])
 
-    saved = trees.RACY_NS
-    trees.RACY_NS = 20_000_000  # "changed just before": 20 ms, not 2 s
     try:
-        with tempfile.TemporaryDirectory() as scratch:
-            home = Path(scratch) / "home"
-            project = home / "work" / "app"
-            project.mkdir(parents=True)
-            for how, parts, other in tree:
-                _change_tree(project, how, parts, other)
-            guards = protect.guards(_protections()[0], str(home), str(project), str(project))
+        with _changed_project(tree) as (project, guards):
             reads = [g for g in guards if g.entry.action >= Action.ASK and "read" in g.entry.senses]
             writes = [g for g in guards if g.entry.action >= Action.ASK and "write" in g.entry.senses]
             plans._LISTED.clear()
@@ -511,7 +526,6 @@ def test_a_sandbox_walk_of_kept_listings_answers_as_a_fresh_walk(
                 plans._LISTED.clear()
                 plans._LISTED.update(remembered)
     finally:
-        trees.RACY_NS = saved
         plans._LISTED.clear()
 
 
@@ -537,23 +551,14 @@ def test_a_remembered_search_answers_as_a_fresh_one(
     """What a search that finished found is kept with the stamps of the directories it listed
     (trees.py): after any changes to the tree, made just before the search or long enough before
     it, a search answers as a fresh one does, and spends as much of the call's budget."""
-    import tempfile
     import time
 
     from policy_engine import trees
     from policy_engine.decide import protect
     from policy_engine.model import TreeKind, Walk
 
-    saved = trees.RACY_NS
-    trees.RACY_NS = 20_000_000  # "changed just before": 20 ms, not 2 s
     try:
-        with tempfile.TemporaryDirectory() as scratch:
-            home = Path(scratch) / "home"
-            project = home / "work" / "app"
-            project.mkdir(parents=True)
-            for how, parts, other in tree:
-                _change_tree(project, how, parts, other)
-            guards = protect.guards(_protections()[0], str(home), str(project), str(project))
+        with _changed_project(tree) as (project, guards):
             shield = protect.Shield(guards)
 
             def answers() -> list[object]:
@@ -584,5 +589,4 @@ def test_a_remembered_search_answers_as_a_fresh_one(
                 trees.forget()
                 trees._searched.answers.update(kept)
     finally:
-        trees.RACY_NS = saved
         trees.forget()

@@ -303,7 +303,8 @@ _KEYS_DENIED = (
 
 
 def _scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The directories the protections' tree searches list from now on, in order."""
+    """The directories that tree walks (the protections' searches, the proofs that a listing's
+    names are clean) list from now on, in order."""
     from policy_engine.decide import protect
 
     listed: list[str] = []
@@ -620,7 +621,6 @@ def test_a_listing_proven_clean_is_kept_while_its_directories_are_unchanged(
     import time
 
     from policy_engine import trees
-    from policy_engine.analysis.shell import producers
 
     monkeypatch.setattr(trees, "RACY_NS", 50_000_000)
     trees.forget()
@@ -629,14 +629,7 @@ def test_a_listing_proven_clean_is_kept_while_its_directories_are_unchanged(
     (project / "main.py").write_text("x")
     (project / "pkg" / "sub" / "util.py").write_text("x")
     engine = sandbox.engine(None)
-    listed: list[str] = []
-    scandir = os.scandir
-
-    def counted(path: str) -> Any:
-        listed.append(path)
-        return scandir(path)
-
-    monkeypatch.setattr(producers.os, "scandir", counted)
+    listed = _scans(monkeypatch)
     line = "find . -name '*.py' | xargs wc -l"
 
     def judged() -> tuple[Action, list[str]]:
