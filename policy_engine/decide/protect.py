@@ -302,8 +302,16 @@ def matches(guard: Guard, path: str) -> bool:
 
 def _matches(guard: Guard, path: str) -> bool:
     entry = guard.entry
-    if entry.excepted and _regex(entry.excepted, paths.CASE_INSENSITIVE).match(_last(path)):
-        return False  # a name the pattern leaves alone (.env.example for .env*)
+    if not _pattern_names(guard, path):
+        return False
+    # A name the pattern leaves alone (.env.example for .env*): looked at last, on the few paths
+    # the pattern names, so that a process that meets none never compiles the exceptions.
+    return not (entry.excepted and _regex(entry.excepted, paths.CASE_INSENSITIVE).match(_last(path)))
+
+
+def _pattern_names(guard: Guard, path: str) -> bool:
+    """Whether ``guard``'s pattern, its exceptions aside, names ``path``."""
+    entry = guard.entry
     if entry.anchor == "anywhere":
         if entry.fixed and f"/{fold(entry.fixed)}" not in fold(path):  # cheap: the name must be there
             return False
