@@ -120,9 +120,9 @@ def _recognised(confined: str, script: str) -> bool:
     back (``Engine._already_confined``): its script is read back as ``script``. Then it is judged as
     that script and wrapped again, which this very call has just done: the same verdicts, plan and
     wrapper while the files stay as they are; judging it once more here would only repeat that."""
-    from .sandbox.wrap import candidate, script_in
+    from .sandbox.wrap import script_in
 
-    return candidate(confined) and script_in(confined) == script
+    return script_in(confined) == script
 
 
 def _confinement_note(
@@ -401,12 +401,10 @@ class Engine:
         """The decision for a command that is our own sandbox wrapper around a script: the script's,
         as run confined (nothing to rewrite), when wrapping the script now makes exactly this
         command; None for any other command (judged as it is)."""
-        from .sandbox.wrap import candidate, script_in
+        from .sandbox.wrap import script_in
 
         command = call.input.get("command") if isinstance(call.input, Mapping) else None
-        if not isinstance(command, str) or not candidate(command):
-            return None
-        script = script_in(command)
+        script = script_in(command) if isinstance(command, str) else None
         if script is None:
             return None
         inner = self._decide(call._replace(input={**call.input, "command": script}), recheck=False)

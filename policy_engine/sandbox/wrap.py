@@ -54,10 +54,13 @@ def candidate(command: str) -> bool:
 
 
 def script_in(command: str) -> str | None:
-    """The script ``command`` would run if it were one of our wrappers: the word after `` -c ``
-    that ends the command (or comes before our status suffix), unquoted as :func:`shlex.quote`
-    quotes (cheap: no parse, no analysis). Only a candidate: the command is ours when wrapping this
-    script makes exactly it again (engine.py); a wrong reading here can only fail that comparison."""
+    """The script ``command`` would run if it were one of our wrappers (a :func:`candidate`): the
+    word after `` -c `` that ends the command (or comes before our status suffix), unquoted as
+    :func:`shlex.quote` quotes (cheap: no parse, no analysis); None for any other command. Only a
+    candidate: the command is ours when wrapping this script makes exactly it again (engine.py); a
+    wrong reading here can only fail that comparison."""
+    if not candidate(command):
+        return None
     quoted_word = re.compile(_QUOTED, re.ASCII)  # compiled on first use (re keeps it): off the hook's import
     start = command.find(" -c ")
     while start >= 0:

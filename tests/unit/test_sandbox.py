@@ -708,3 +708,4 @@ def test_the_script_of_a_wrapper_is_read_back_from_any_quoting() -> None:
             assert script_in(line) == script, line
     assert script_in("bwrap -- bash -c 'x' && rm -rf /") is None
     assert script_in("bwrap -- bash -c 'x") is None
+    assert script_in("bash -c 'x'") is None  # not one of our backends' programs
