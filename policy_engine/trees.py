@@ -118,17 +118,29 @@ def give_up(search: Hashable, seen: int) -> None:
 
 
 def searched(search: Hashable) -> Any:
-    """What ``search``, one that finished within the last :data:`FRESH_SECONDS`, found, as given to
-    :func:`finished` (its caller checks the stamps it rests on), or None."""
-    return _searched.recall(search)
+    """What ``search`` found when it last finished, within :data:`FRESH_SECONDS`, while every
+    directory it listed is unchanged; :data:`ONCE` when it was made but what it found cannot be
+    used (it took no stamps then, or a directory changed since): the walk now takes them, as a
+    :class:`Looked`; None when it was not made."""
+    found = _searched.recall(search)
+    if found is None or found is ONCE:
+        return found
+    stamps, what = found
+    return what if unchanged(stamps) else ONCE
 
 
-def finished(search: Hashable, what: Any, directories: int) -> None:
-    """Remember what ``search`` found now, resting on the stamps of ``directories`` directories."""
-    _searched.remember(search, what, directories)
+def finished(search: Hashable, what: Any, looked: Looked | None) -> None:
+    """Remember that ``search`` finished now, having found ``what``: kept with the stamps ``looked``
+    gathered as its walk went, when no directory it listed had changed just before; else only that
+    it was made (the first search of a tree takes no stamps: a process that searches it once pays
+    for none)."""
+    if looked is not None and looked.settled:
+        _searched.remember(search, (tuple(looked.stamps), what), len(looked.stamps))
+    else:
+        _searched.remember(search, ONCE, 0)
 
 
-ONCE = "searched once"  # what :func:`finished` keeps of a search the first time: that it was made
+ONCE = "searched once"  # what :func:`searched` says of a search whose findings cannot be used
 
 
 class Looked:

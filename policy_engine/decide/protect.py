@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
     from ..config.compiled import Protection
     from ..model import Walk
-    from ..trees import Stamp
 
 # Entries a search looks at before it gives up (the tree may hold a protected path: a doubt): in one
 # tree, and in all the trees of one tool call together (a glob can name hundreds of them).
@@ -381,15 +380,13 @@ class Search:
                 return None
         # Where links lead is not in the directories' listings: such a search is not kept.
         finished = None if following else ("finished", key, paths.CASE_INSENSITIVE)
-        kept: _Finished | str | None = trees.searched(finished) if finished is not None else None
-        if isinstance(kept, _Finished) and kept.spent <= min(WALK_LIMIT, self.left) and kept.holds():
+        kept = trees.searched(finished) if finished is not None else None
+        if isinstance(kept, _Finished) and kept.spent <= min(WALK_LIMIT, self.left) and kept.agrees():
             self.left -= kept.spent  # as the walk would, on the same entries
             return dict(kept.found)
         budget = self.left
         visited: list[str] | None = [] if tree and budget >= WALK_LIMIT else None
-        # Stamps are taken from the second search of a tree on: a process that searches a tree
-        # once (a hook without the daemon) does not pay a stat per directory for nothing.
-        looked = _Looked() if kept is not None else None
+        looked = _Looked() if kept is not None else None  # stamps from the second search on
         found = self._walk(wanted, directory, hidden, names, ignoring, following, skips, visited, looked)
         if found is None and budget >= WALK_LIMIT:  # the tree's own budget ran out
             trees.give_up(key, budget - self.left)
@@ -397,11 +394,8 @@ class Search:
                 held = _HeldTree(visited, every, directory, budget - self.left)
                 trees.remember(tree, held, len(visited))
         elif found is not None and finished is not None:
-            if looked is not None and looked.settled:
-                spent, stamps, ignored = budget - self.left, tuple(looked.stamps), tuple(looked.ignored)
-                trees.finished(finished, _Finished(tuple(found.items()), spent, stamps, ignored), len(stamps))
-            else:  # searched once, or the tree changed just before: stamps next time
-                trees.finished(finished, trees.ONCE, 0)
+            ignored = tuple(looked.ignored) if looked is not None else ()
+            trees.finished(finished, _Finished(tuple(found.items()), budget - self.left, ignored), looked)
         return found
 
     def _walk(
@@ -562,19 +556,17 @@ class _Looked(trees.Looked):
 
 class _Finished(Record):
     """What a search that finished found (each guard looked for, and whether it was), the entries
-    it spent, and what that rests on (:class:`_Looked`)."""
+    it spent, and git's answer for each entry it asked about (trees.py keeps the stamps of the
+    directories it listed)."""
 
     found: tuple[tuple[Guard, bool], ...]
     spent: int
-    stamps: tuple[tuple[str, Stamp], ...]
     ignored: tuple[tuple[str, bool], ...]
 
-    def holds(self) -> bool:
-        """Whether a walk now would take the same course: every directory listed is unchanged, and
-        git answers as it did for every entry asked about."""
-        return trees.unchanged(self.stamps) and all(
-            _git_ignores(path) is ignored for path, ignored in self.ignored
-        )
+    def agrees(self) -> bool:
+        """Whether git answers as it did for every entry asked about (a .gitignore can change
+        without its directory changing)."""
+        return all(_git_ignores(path) is ignored for path, ignored in self.ignored)
 
 
 def _ignored(path: str, looked: _Looked | None) -> bool:

@@ -570,15 +570,19 @@ def test_what_is_remembered_of_trees_is_bounded_and_what_is_stale_goes(
     trees.forget()
 
 
-def test_the_many_searches_kept_never_push_out_a_tree_found_too_large() -> None:
+def test_the_many_searches_kept_never_push_out_a_tree_found_too_large(tmp_path: Path) -> None:
     """The searches that finished are kept apart from what is known of too-large trees: a session's
     many small searches, beyond their own bound, forget each other, not that `/` is too large."""
     from policy_engine import trees
 
     trees.forget()
     trees.give_up("/", 20000)
+    looked = trees.Looked()  # what a walk of one directory, unchanged since, gathered
+    found = trees.stamp(str(tmp_path))
+    assert found is not None
+    looked.stamps.append((str(tmp_path), found))
     for number in range(trees._searched.kept + 1):
-        trees.finished(("search", number), "found", 1)
+        trees.finished(("search", number), "found", looked)
     assert trees.gave_up("/") == 20000
     assert (trees.searched(("search", 0)), trees.searched(("search", trees._searched.kept))) == (
         None,

@@ -308,7 +308,7 @@ def _clean(root: str, dash_top: bool, skip_git: bool) -> bool:
     if trees.gave_up(key) is not None:
         return False
     kept = trees.searched(key)
-    if isinstance(kept, tuple) and trees.unchanged(kept):
+    if kept is True:
         return True
     looked = trees.Looked() if kept is not None else None
     pending, seen = [root], 0
@@ -331,10 +331,7 @@ def _clean(root: str, dash_top: bool, skip_git: bool) -> bool:
                         pending.append(item.path)
         except OSError:
             continue  # unreadable: nothing of it is printed
-    if looked is not None and looked.settled:
-        trees.finished(key, tuple(looked.stamps), len(looked.stamps))
-    else:
-        trees.finished(key, trees.ONCE, 0)
+    trees.finished(key, True, looked)
     return True
 
 
