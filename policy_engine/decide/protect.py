@@ -323,8 +323,18 @@ def _pattern_names(guard: Guard, path: str) -> bool:
         relative = path[len(base.rstrip("/")) + 1 :]
     else:
         return False
+    # Every path the pattern names holds its needed text: most paths are told apart by it, without
+    # compiling the pattern's regex (a hook's one call would compile one per guard for nothing).
+    needed = _needed(entry.pattern)
+    if needed is not None and not paths.CASE_INSENSITIVE and needed not in relative:
+        return False
     regex = _regex(entry.regex, paths.CASE_INSENSITIVE)
     return regex.match(relative) is not None or regex.match(relative + "/") is not None
+
+
+@lru_cache(maxsize=1024)
+def _needed(pattern: str) -> str | None:
+    return needed_text(pattern)
 
 
 def _last(path: str) -> str:
