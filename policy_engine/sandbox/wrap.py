@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 
 from ..record import Record
 from . import bwrap, seatbelt
@@ -39,6 +38,8 @@ class Confinement(Record):
 
 def wrapped(backend: Backend, plan: Plan, script: str) -> str:
     """``script`` run by ``backend`` as ``plan`` says, as one bash command line."""
+    import shlex  # only for a call that runs confined: every bash call reads script_in
+
     module = bwrap if backend.name == bwrap.NAME else seatbelt
     text = f"{shlex.join(module.arguments(plan, backend.program))} {shlex.quote(script)}"
     if plan.created and module is bwrap:  # Seatbelt denies a path without a mount point for it

@@ -389,7 +389,7 @@ def _plain(collect: Collector, entry: dict[str, Any], args: list[Word], cwd: str
 
 
 # How perl's <> opens a file operand: `cmd |` and `| cmd` run cmd, `>x` writes x.
-_OPENS_A_PIPE = re.compile(r"\s*[|<>+]|.*\|\s*$", re.DOTALL)
+_OPENS_A_PIPE = r"\s*[|<>+]|.*\|\s*$"  # compiled where used (re keeps it): off the hook's import
 
 
 def _doubt_words(collect: Collector, entry: dict[str, Any], operands: list[Word], words: list[Word]) -> None:
@@ -467,7 +467,7 @@ def _operands(
             collect.unproven.append(f"`{word.text}` is on another machine: {what}")
             remote_sources = remote_sources or not sent
             continue
-        if entry.get("openOperands") and (not word.static or _OPENS_A_PIPE.match(word.text)):
+        if entry.get("openOperands") and (not word.static or re.match(_OPENS_A_PIPE, word.text, re.DOTALL)):
             what = "is computed at run time" if not word.static else "names a command or a mode"
             collect.doubts.append(f"`{word.raw}` {what}, and two-argument open would run or write it")
             continue

@@ -28,7 +28,7 @@ def find_effects(collect: Collector, entry: dict[str, Any], args: list[Word], cw
     follows = False
     roots: list[Word] = []
     # Options before the roots (find -L / -delete); BSD's too: -E -X -x -s -d, and -f ROOT.
-    while index < len(args) and args[index].static and _FIND_LEADING.fullmatch(args[index].text):
+    while index < len(args) and args[index].static and re.fullmatch(_FIND_LEADING, args[index].text):
         follows = follows or args[index].text == "-L"
         if args[index].text in ("-D", "-f") and index + 1 < len(args):
             roots += [args[index + 1]] if args[index].text == "-f" else []
@@ -96,7 +96,7 @@ def find_effects(collect: Collector, entry: dict[str, Any], args: list[Word], cw
                 collect.path(value, takes, cwd)
 
 
-_FIND_LEADING = re.compile(r"-[HLPEXxsdf]|-O\d*|-D")
+_FIND_LEADING = r"-[HLPEXxsdf]|-O\d*|-D"  # compiled where used (re keeps it): off the hook's import
 # find's operators: with any of them, which files a -name lets through cannot be told simply.
 _FIND_OPERATORS = frozenset(("-o", "-or", "!", "-not", ",", "(", ")", "\\(", "\\)"))
 
