@@ -53,6 +53,63 @@ def patterns() -> list[str]:
     return list(json5.loads(SAFE_BASH.read_text(encoding="utf-8"))["patterns"])
 
 
+# ---- The compiled cache -----------------------------------------------------------------------------
+
+
+def test_the_compiled_knowledge_follows_edits_of_its_data_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process reads the compiled knowledge when the data files are those it was compiled from,
+    known by their stamps (one stat each) once they have been left alone for two seconds, by their
+    text before. Either way an edit is seen by the next process, and an unchanged file is not
+    compiled again."""
+    import shutil
+    import time
+    import zlib
+
+    from policy_engine import trees
+    from policy_engine.analysis.shell import knowledge as module
+
+    more = tmp_path / "commands.d"
+    shutil.copytree(module.MORE, more)
+    monkeypatch.setattr(module, "MORE", str(more))
+    extra, cache = more / "zz-test.jsonc", str(tmp_path / "cache")
+    compiled = module.compile_knowledge
+    compiles: list[str] = []
+
+    def counted(*args: object) -> dict[str, object]:
+        compiles.append("compiled")
+        return compiled(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module, "compile_knowledge", counted)
+
+    def operands(sense: str) -> str | None:
+        """Write the extra file with an entry of ``sense``; the operands a new process reads."""
+        extra.write_text(f'{{"commands": {{"frobnicate": {{"operands": "{sense}"}}}}}}\n', encoding="utf-8")
+        return fresh()
+
+    def fresh() -> str | None:
+        entry = module.knowledge.__wrapped__(cache).entry("frobnicate")  # as a new process would
+        return None if entry is None else str(entry["operands"])
+
+    # Just edited: known by its text. Two edits of one size in a row usually keep the times the
+    # kernel's coarse clock gives them: the case the text is for.
+    assert operands("read") == "read" and compiles == ["compiled"]
+    assert operands("exec") == "exec" and len(compiles) == 2
+    assert fresh() == "exec" and len(compiles) == 2, "unchanged text: from the cache"
+    identities, read = module._identities([str(extra)], time.time_ns())
+    assert identities == [[extra.stat().st_size, zlib.crc32(extra.read_bytes())]] and str(extra) in read
+
+    # Left alone long enough (the clock moved on): known by stamp, and an edit is still seen.
+    later = time.time_ns() + 3 * trees.RACY_NS
+    monkeypatch.setattr(module.time, "time_ns", lambda: later)
+    assert fresh() == "exec" and len(compiles) == 3, "known by its stamp from now on: compiled once more"
+    assert fresh() == "exec" and len(compiles) == 3
+    assert module._identities([str(extra)], later)[1] == {}, "nothing read"
+    assert operands("text") == "text" and len(compiles) == 4
+    assert fresh() == "text" and len(compiles) == 4
+
+
 # ---- The data itself -------------------------------------------------------------------------------
 
 

@@ -12,9 +12,11 @@ import marshal
 import os
 import re
 import sys
+import time
 import zlib
 from functools import cache
 
+from ... import trees
 from ...config import cache as compiled_cache
 from ...version import __version__
 
@@ -30,10 +32,11 @@ HARMLESS = os.path.join(HERE, "harmless")
 # More entries, one file per family of commands (commands.d/README.md), each read as commands.jsonc
 # is: the long tail of tools lives there so that commands.jsonc stays the core.
 MORE = os.path.join(HERE, "commands.d")
-# 4: plainOptions marked; 3: harmless options merged; 2: option aliases expanded, with their spellings
-FORMAT = 4
+# 5: data files known by their stamps; 4: plainOptions marked; 3: harmless options merged; 2: option
+# aliases expanded, with their spellings
+FORMAT = 5
 # A version with a dot after a command's name (python3.12, pip3.11).
-_DOTTED_VERSION = re.compile(r"\d+(\.\d+)+")
+_DOTTED_VERSION = r"\d+(\.\d+)+"  # compiled where used (re keeps it): off the hook's import
 
 
 def _data_files(directory: str) -> list[str]:
@@ -57,21 +60,21 @@ def entry_files() -> list[str]:
 class Knowledge:
     """The compiled knowledge: command entries by name, dangerous variables, system bin directories."""
 
-    __slots__ = ("aliases", "bin_directories", "commands", "secrets", "variables")
+    __slots__ = ("_secret", "aliases", "bin_directories", "commands", "secrets", "variables")
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.commands: dict[str, Any] = data["commands"]  # name -> entry, or its marshal bytes
         self.aliases: dict[str, str] = data["aliases"]
         self.variables: dict[str, list[str] | None] = data["dangerousVariables"]
         self.bin_directories: frozenset[str] = frozenset(data["binDirectories"])
-        self.secrets = re.compile(
-            "|".join(re.escape(g).replace(r"\*", ".*") for g in data["secretVariables"]) or "(?!)",
-            re.IGNORECASE,
-        )
+        self.secrets = "|".join(re.escape(g).replace(r"\*", ".*") for g in data["secretVariables"]) or "(?!)"
+        self._secret: re.Pattern[str] | None = None  # compiled on first use: most calls name no variable
 
     def secret_variable(self, name: str) -> bool:
         """Whether a variable's name says it holds a secret (``OPENAI_API_KEY``)."""
-        return self.secrets.fullmatch(name) is not None
+        if self._secret is None:
+            self._secret = re.compile(self.secrets, re.IGNORECASE)
+        return self._secret.fullmatch(name) is not None
 
     def entry(self, name: str) -> dict[str, Any] | None:
         """The entry for a command name (``python3.12`` finds ``python`` through an alias)."""
@@ -97,7 +100,7 @@ class Knowledge:
         target = self.aliases.get(stem) or stem
         if target not in self.commands:
             return None
-        if _DOTTED_VERSION.fullmatch(name[len(stem) :]):  # pip3.11: a release, whatever the program
+        if re.fullmatch(_DOTTED_VERSION, name[len(stem) :]):  # pip3.11: a release, whatever the program
             return target
         found = self.entry(target)
         return target if found is not None and (found.get("interpreter") or found.get("shell")) else None
@@ -113,20 +116,16 @@ class Knowledge:
 @cache
 def knowledge(cache_directory: str | None = None) -> Knowledge:
     """The knowledge, from the compiled cache in ``cache_directory`` (default: the user's) when the
-    data file is unchanged."""
+    data files are unchanged."""
     more = entry_files()
     sources = [DATA, *more, *harmless_files()]
-    raws = []
-    for source in sources:
-        with open(source, "rb") as handle:
-            raws.append(handle.read())
-    # The data ships with the engine: sizes and CRCs identify it, without storing it in the cache.
-    key = [__version__, FORMAT, list(sys.version_info[:2]), *((len(r), zlib.crc32(r)) for r in raws)]
+    identities, raws = _identities(sources, time.time_ns())
+    key = [__version__, FORMAT, list(sys.version_info[:2]), *identities]
     directory = cache_directory or compiled_cache.cache_directory(os.environ)
     path = compiled_cache.cache_file(directory, key, "knowledge")
     data = compiled_cache.read_marshal(path, key)
     if data is None or not isinstance(data, dict):
-        texts = {s: r.decode("utf-8") for s, r in zip(sources, raws, strict=True)}
+        texts = {source: (raws.get(source) or _read(source)).decode("utf-8") for source in sources}
         entries = {name: texts.pop(name) for name in more}
         data = compile_knowledge(texts.pop(DATA), texts, entries)
         stored = {
@@ -135,6 +134,31 @@ def knowledge(cache_directory: str | None = None) -> Knowledge:
         }
         compiled_cache.write_marshal(path, key, stored)
     return Knowledge(data)
+
+
+def _identities(sources: list[str], now: int) -> tuple[list[Any], dict[str, bytes]]:
+    """What identifies each data file's text in the cache's key, and the texts read for it.
+
+    The data ships with the engine and changes only where someone edits it (a checkout): a file
+    is known by its place and stamp (trees.stamp: any write changes its times), one ``stat``
+    rather than reading some 700 KB on every process. A file changed in the last two seconds, whose
+    next change could keep the same times, is known by its size and CRC (its text is kept for the
+    compilation, so that the key names what was compiled)."""
+    identities: list[Any] = []
+    raws: dict[str, bytes] = {}
+    for source in sources:
+        found = trees.stamp(source)
+        if found is not None and trees.settled(found, now):
+            identities.append([source, *found])
+        else:
+            raw = raws[source] = _read(source)
+            identities.append([len(raw), zlib.crc32(raw)])
+    return identities, raws
+
+
+def _read(source: str) -> bytes:
+    with open(source, "rb") as handle:
+        return handle.read()
 
 
 def compile_knowledge(
