@@ -74,6 +74,7 @@ def guards(
     A pattern taken from the project root is placed at the working directory as well: a project file
     found higher up moves the root, and must not move a protection away from where it held."""
     placed: dict[tuple[Any, str, str], Guard] = {}
+    reals: dict[str, str] = {}  # each base's real path: most patterns share the home or the project
     for entry in protection:
         if entry.anchor == "home":
             bases = [home]
@@ -83,18 +84,20 @@ def guards(
             bases = ["/"]
         for base in bases:
             place = _place(base, entry.fixed)
-            for spelled_base, spelled_place in {(base, place), _real(base, place, entry)}:
+            for spelled_base, spelled_place in {(base, place), _real(base, place, entry, reals)}:
                 placed.setdefault(
                     (entry, spelled_base, spelled_place), Guard(entry, spelled_base, spelled_place)
                 )
     return tuple(placed.values())
 
 
-def _real(base: str, place: str, entry: Protection) -> tuple[str, str]:
-    """(base, place) with the symbolic links along them resolved."""
+def _real(base: str, place: str, entry: Protection, reals: dict[str, str]) -> tuple[str, str]:
+    """(base, place) with the symbolic links along them resolved (``reals``: the bases resolved)."""
     if entry.anchor == "absolute" or entry.anchor == "anywhere":
         return base, os.path.realpath(place) if entry.fixed else place
-    real = os.path.realpath(base)
+    real = reals.get(base)
+    if real is None:
+        real = reals[base] = os.path.realpath(base)
     return real, _place(real, entry.fixed)
 
 

@@ -13,7 +13,6 @@ Logging must never block a decision: ``append`` reports problems as a phrase ins
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 from collections.abc import Iterator, Mapping
@@ -154,6 +153,8 @@ def _rotate_if_full(path: str, max_bytes: int, keep: int) -> str | None:
 
 
 def _rotate(path: str, max_bytes: int, keep: int) -> None:
+    import fcntl  # only to rotate: not on every hook call's way
+
     fd = os.open(path + ".lock", os.O_WRONLY | os.O_CREAT, _FILE_MODE)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
