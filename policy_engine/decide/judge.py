@@ -157,14 +157,16 @@ class LayerJudge:
         checked: set[tuple[str, Sense, Walk | None]] = set()
         redirected: set[str] = set()
         direct: set[str] = set()
+        shield = self._guards(context)
 
         def protect(path: str, sense: Sense, tree: Walk | None) -> None:
             if (path, sense, tree) not in checked:
                 checked.add((path, sense, tree))
-                hits = protections_hit(self._guards(context), path, sense, tree, context.search)
-                verdicts.extend(
-                    _protected(hit, how, self.layer, atom, path, sense, context.home) for hit, how in hits
-                )
+                hits = protections_hit(shield, path, sense, tree, context.search)
+                if hits:
+                    verdicts.extend(
+                        _protected(hit, how, self.layer, atom, path, sense, context.home) for hit, how in hits
+                    )
 
         for access in atom.accesses:
             for path in spellings(access.path, context.resolved):

@@ -63,16 +63,18 @@ def path_like(text: str) -> bool:
     return text.startswith(("/", "~", "./", "../")) or text in (".", "..") or "/" in text
 
 
-def locate(word: Word, sense: Sense, directory: str | None) -> tuple[list[Access], str | None]:
-    """The accesses ``word`` names, and why it cannot be located or judged as spelled (a doubt). A
-    glob is judged at the directory its static part names and at every file it matches now
-    (``cat .en?`` reads ``.env``); ``/dev/null`` and the like are no access at all. A word that
-    stands for the paths a command lists (``$(git ls-files)``) is a read of the tree they are in;
-    anything else done to them is not followed."""
+def locate(
+    word: Word, sense: Sense, directory: str | None, tree: Walk | None = None
+) -> tuple[list[Access], str | None]:
+    """The accesses ``word`` names, each a walk of ``tree`` if given, and why it cannot be located
+    or judged as spelled (a doubt). A glob is judged at the directory its static part names and at
+    every file it matches now (``cat .en?`` reads ``.env``); ``/dev/null`` and the like are no
+    access at all. A word that stands for the paths a command lists (``$(git ls-files)``) is a read
+    of the tree they are in; anything else done to them is not followed."""
     if word.walk is not None and sense is Sense.READ:
         if directory is None and not word.text.startswith("/"):
             return [], f"cannot tell where `{word.raw}` is: the working directory is unknown after a cd"
-        return [Access(collapse(absolute(word.text, directory or "/")), sense, tree=word.walk)], None
+        return [Access(collapse(absolute(word.text, directory or "/")), sense, tree=tree or word.walk)], None
     if not word.static:
         return [], f"cannot tell which file `{word.raw}` names (it is computed at run time)"
     text = word.text
@@ -88,12 +90,17 @@ def locate(word: Word, sense: Sense, directory: str | None) -> tuple[list[Access
     if directory is None and (not text.startswith("/") or text.startswith(PROCESS_CWD)):
         return [], f"cannot tell where `{word.raw}` is: the working directory is unknown after a cd"
     base = directory or "/"
-    spelled = [absolute(path, base) for path in (text, *matches)]
-    # `..` after a part the path itself names (not its directory) that does not exist yet
-    reasons = [opaque(path, "" if text.startswith("/") else base) for path in spelled]
-    reason = next((r for r in reasons if r is not None), None)
-    unseen = f"cannot tell which file `{word.raw}` names: {reason}" if reason is not None else None
-    return [Access(collapse(path), sense) for path in spelled], unseen  # judged as spelled too
+    written = "" if text.startswith("/") else base  # what the path itself names lies after it
+    accesses: list[Access] = []
+    unseen = None
+    for path in (text, *matches) if matches else (text,):  # the pattern is judged as spelled too
+        spelled = absolute(path, base)
+        # `..` after a part the path itself names (not its directory) that does not exist yet
+        reason = opaque(spelled, written) if unseen is None else None
+        if reason is not None:
+            unseen = f"cannot tell which file `{word.raw}` names: {reason}"
+        accesses.append(Access(collapse(spelled), sense, None, tree))
+    return accesses, unseen
 
 
 MAX_GLOB_MATCHES = 1024  # beyond, a doubt: the files not looked at could be protected ones
@@ -132,11 +139,11 @@ class Collector:
     def path(self, word: Word, sense: str, directory: str | None, tree: Walk | str | None = None) -> None:
         """``word``'s accesses, each a walk of ``tree`` (a Walk, or spelt as the knowledge does) if
         given."""
-        accesses, doubt = locate(word, SENSES[sense], directory)
         walk = as_walk(tree)
         if walk is not None and word.walk is not None and walk.kind is not TreeKind.FOLLOW:
             walk = WHOLE_TREE  # listed paths walked in turn
-        self.accesses += [access._replace(tree=walk) for access in accesses] if walk else accesses
+        accesses, doubt = locate(word, SENSES[sense], directory, walk)
+        self.accesses += accesses
         if doubt is not None:
             self.doubts.append(doubt)
 

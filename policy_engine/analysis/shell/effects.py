@@ -445,6 +445,7 @@ def _operands(
     keyed = entry.get("keyed", {})
     remote = entry.get("remote", False)
     revisions = entry.get("revisions")
+    opens = entry.get("openOperands")
     paths = []
     remote_sources = False  # scp host:f dir: the local destination is still the last operand
     for word in operands[entry.get("skip", 0) :]:
@@ -467,16 +468,18 @@ def _operands(
             collect.unproven.append(f"`{word.text}` is on another machine: {what}")
             remote_sources = remote_sources or not sent
             continue
-        if entry.get("openOperands") and (not word.static or re.match(_OPENS_A_PIPE, word.text, re.DOTALL)):
+        if opens and (not word.static or re.match(_OPENS_A_PIPE, word.text, re.DOTALL)):
             what = "is computed at run time" if not word.static else "names a command or a mode"
             collect.doubts.append(f"`{word.raw}` {what}, and two-argument open would run or write it")
             continue
         paths.append(word)
     found = False
     last = entry.get("last")
+    tree = entry.get("tree")
     targets_directory = _link_directory(paths, directory) if entry.get("linkTargets") else directory
+    final = len(paths) - 1
     for index, word in enumerate(paths):
-        is_last = index == len(paths) - 1 and (len(paths) > 1 or (remote_sources and word is operands[-1]))
+        is_last = index == final and (final > 0 or (remote_sources and word is operands[-1]))
         sense = last if last and is_last else kind
         if sense == "text" or (
             sense == "unknown" and not (word.static and path_like(word.text)) and word.static
@@ -485,12 +488,11 @@ def _operands(
         # A destination receives files; a destination of deletions (rsync --delete) loses any of them.
         # What a copied tree holds lands anywhere under its destination (`cp -r tpl/. .` writes
         # .git/config there): the destination is then a tree that is written ("into").
-        tree = entry.get("tree")
         if last == "write" and is_last and tree:
             _destination(collect, word, paths[:-1], sense, directory, whole)
             found = True
             continue
-        collect.path(word, sense, directory if is_last or len(paths) == 1 else targets_directory, tree)
+        collect.path(word, sense, directory if is_last or final == 0 else targets_directory, tree)
         found = True
     if last in ("write", "delete") and len(paths) > 1:
         _into_directory(collect, paths, last, directory)
