@@ -260,6 +260,8 @@ def _component_key(path: str) -> str:
     slashes. Whenever ``inside(path, directory)``, ``_component_key(directory)`` is among
     ``_ancestor_keys(_component_key(path))``: an index looked up that way proposes every directory
     that may hold a path (``inside`` confirms)."""
+    if not CASE_INSENSITIVE and "//" not in path and (path == "/" or not path.endswith("/")):
+        return path  # already one (a normalized path, most of them)
     folded = fold(path)
     while "//" in folded:
         folded = folded.replace("//", "/")
@@ -301,17 +303,26 @@ class DirectoryIndex:
 
     def holding(self, path: str) -> list[Any]:
         """The items filed under the absolute ``path`` or a directory above it."""
+        own = self.at(path)
+        above = self.above(path)
+        return above + own if own else above
+
+    def at(self, path: str) -> list[Any]:
+        """The items filed under the absolute ``path`` itself."""
+        return self._by_key.get(_component_key(path)) or []
+
+    def above(self, path: str) -> list[Any]:
+        """The items filed under the directories above the absolute ``path`` (none above ``/``)."""
         key = _component_key(path)
         if key == "/":
-            return list(self._by_key.get("/", ()))
+            return []
         parent = key[: key.rfind("/")] or "/"
         above = self._above.get(parent)
         if above is None:
             if len(self._above) >= 4096:
                 self._above.clear()
             above = self._above[parent] = [i for k in _ancestor_keys(parent) for i in self._by_key.get(k, ())]
-        own = self._by_key.get(key)
-        return above + own if own else above
+        return above
 
 
 def inside(path: str, directory: str) -> bool:

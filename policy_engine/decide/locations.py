@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import paths
 from ..paths import DirectoryIndex, inside, normalize
 
 TYPE_CHECKING = False  # not typing's: see record.py
@@ -30,7 +31,7 @@ class LocationIndex:
     entry whose directory holds the path with the longest spelling, the first of equals, as trying
     every location in order gives (tests/properties checks it)."""
 
-    __slots__ = ("_index", "_loose")
+    __slots__ = ("_above", "_index", "_loose")
 
     def __init__(
         self,
@@ -39,6 +40,10 @@ class LocationIndex:
     ) -> None:
         # Each spelling with its place in the locations' order, which settles ties.
         self._index = DirectoryIndex()
+        # Per directory (as spelt, and the case folding): whether one answer holds for all the
+        # paths in it, and the best of the entries above them (see _above_in). The index does not
+        # change once filled, so this is exact.
+        self._above: dict[tuple[str, bool], tuple[bool, Spelled | None]] = {}
         self._loose: list[tuple[int, str, LocationEntry]] = []  # relative spellings: tried each time
         order = 0
         for index, entry in enumerate(locations):
@@ -54,15 +59,59 @@ class LocationIndex:
         """The entry whose directory holds ``target`` with the longest spelling, or None."""
         if not self._index and not self._loose:  # a layer without locations: its every target
             return None
-        candidates: list[tuple[int, str, LocationEntry]]
         if self._loose or not target.startswith("/"):
-            candidates = [*self._loose, *self._index.everything()]
-        else:
-            candidates = self._index.holding(target)
-        best: tuple[int, str, LocationEntry] | None = None
-        for spelled in candidates:
-            if inside(target, spelled[1]) and (
-                best is None or (len(spelled[1]), -spelled[0]) > (len(best[1]), -best[0])
-            ):
-                best = spelled
-        return best[2] if best is not None else None
+            return _entry(_longest(target, [*self._loose, *self._index.everything()]))
+        directory, _, name = target.rpartition("/")
+        if name in ("", ".", ".."):  # not a name in the directory: what is above it is another matter
+            return _entry(_longest(target, self._index.holding(target)))
+        # The many paths of one directory (`rm *.o`, a walk's entries) share what lies above them.
+        key = (directory, paths.CASE_INSENSITIVE)
+        found = self._above.get(key)
+        if found is None:
+            if len(self._above) >= 4096:
+                self._above.clear()
+            found = self._above[key] = _above_in(directory, self._index.above(target))
+        shared, above = found
+        if not shared:
+            return _entry(_longest(target, self._index.holding(target)))
+        return _entry(_longest(target, self._index.at(target), above))
+
+
+Spelled = tuple[int, str, "LocationEntry"]  # a location's place in the order, its directory, itself
+
+
+def _above_in(directory: str, above: list[Spelled]) -> tuple[bool, Spelled | None]:
+    """(True, the best of ``above`` that holds every path ``directory/NAME``), or (False, None)
+    when whether one holds such a path depends on NAME. ``above``: the entries filed above such a
+    path.
+
+    A path is in a location's directory when it starts with that directory and a slash (it is not
+    the directory itself: the directory's components are above the path's). Every path of
+    ``directory`` starts with ``directory/``: a location that prefix starts with holds them all;
+    one that parts from it holds none; one that goes on past it (spelt with more slashes than the
+    path, ``/a//``) holds those whose NAME continues it."""
+    folded = paths.fold(directory) + "/"
+    holding = []
+    for spelled in above:
+        place = paths.fold(spelled[1])
+        prefix = place if place.endswith("/") else place + "/"
+        if folded.startswith(prefix):
+            holding.append(spelled)
+        elif prefix.startswith(folded):
+            return False, None
+    return True, _longest(directory + "/", holding)
+
+
+def _entry(spelled: Spelled | None) -> LocationEntry | None:
+    return spelled[2] if spelled is not None else None
+
+
+def _longest(target: str, candidates: list[Spelled], best: Spelled | None = None) -> Spelled | None:
+    """The candidate whose directory holds ``target`` with the longest spelling, the first of
+    equals (``best``: one already known to hold it)."""
+    for spelled in candidates:
+        if inside(target, spelled[1]) and (
+            best is None or (len(spelled[1]), -spelled[0]) > (len(best[1]), -best[0])
+        ):
+            best = spelled
+    return best

@@ -181,7 +181,9 @@ def test_the_location_index_resolves_as_trying_every_location(
         return tuple(spellings[index])
 
     index = LocationIndex(entries, directories)
-    for target in targets:
+    # Each target, and paths beside it (the index keeps what lies above the paths of a directory).
+    siblings = [target.rstrip("/") + "/" + name for target in targets for name in ("b", "ab", ".", "")]
+    for target in [*targets, *siblings, *targets]:
         assert index.resolve(target) == _longest_holding(entries, target, directories), target
 
 
