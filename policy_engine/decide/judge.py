@@ -102,6 +102,9 @@ class LayerJudge:
         # Whether each located policy has explicit read or write rules (most have none).
         explicit: dict[str, bool] = {}
         places = self._places(context, "")
+        # The explicit verdict of each located policy on a sense: the same for every target but for
+        # the target itself (made once, then copied), None when the policy has no such rules.
+        explicit_made: dict[tuple[tuple[str, str], Sense], Verdict | None] = {}
         for target, senses in targets.items():
             located = self._locate(target, context, places)
             scope = _scope(target, context.home)
@@ -129,7 +132,12 @@ class LayerJudge:
             for sense in senses:
                 if sense is None or sense not in _EXPLICIT:
                     continue
-                found = self._explicit_verdict(atom, target, located, _EXPLICIT[sense], sense)
+                if (located, sense) in explicit_made:
+                    found = explicit_made[located, sense]
+                    found = found._replace(target=target) if found is not None else None
+                else:
+                    found = self._explicit_verdict(atom, target, located, _EXPLICIT[sense], sense)
+                    explicit_made[located, sense] = found
                 if found is not None:
                     verdicts.append(
                         found

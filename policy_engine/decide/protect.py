@@ -213,12 +213,13 @@ class Shield:
         """The guards whose pattern names ``path`` itself, in the order they were placed."""
         if self._case is not paths.CASE_INSENSITIVE:
             self.__init__(self.guards)  # type: ignore[misc]
-        found = [guard for guard in self._unindexed if _matches(guard, path)]
+        found = [guard for guard in self._unindexed if _matches(guard, path)] if self._unindexed else []
         if self._places:
             held = self._places.holding(path) if path.startswith("/") else self._places.everything()
-            found += [guard for guard in held if _matches(guard, path)]
+            if held:
+                found += [guard for guard in held if _matches(guard, path)]
         folded = fold(path)
-        patterns = self._patterns()
+        patterns = self._combined if self._combined is not None else self._patterns()
         gate = self._gate
         # A path that holds none of the texts the patterns need is named by none of them.
         skip = gate is not None and gate.search(path) is None and folded not in self._folded_bases

@@ -145,11 +145,14 @@ def refused(
     shown = f"`{shorten(mask(atom.command[:MASKED_PREFIX]), 80)}`" if several and atom.command else ""
 
     by_sense: dict[Sense, dict[str, None]] = {}  # the targets of each sense, in order, each once
-    for verdict in verdicts:
+    # Its own verdicts: the atom itself (told by identity first, for thousands of verdicts), or one
+    # equal to it (the same command twice in a line).
+    own = [v for v in verdicts if v.atom is atom or v.atom == atom]
+    for verdict in own:
         # An unknown command "touches" its directory: the command, not the path, is what was refused.
-        if verdict.atom == atom and verdict.action is action and verdict.sense not in (None, Sense.UNKNOWN):
+        if verdict.action is action and verdict.sense not in (None, Sense.UNKNOWN):
             by_sense.setdefault(verdict.sense, {})[verdict.target] = None
-    scopes = {v.target: v.scope for v in verdicts if v.atom == atom and v.scope}
+    scopes = {v.target: v.scope for v in own if v.scope}
     parts = []
     for sense, ordered in by_sense.items():
         targets = list(ordered)
