@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import Sandbox, bash
 
 from policy_engine import Action, Atom
+from policy_engine.decide import locations
+from policy_engine.decide.judge import LayerJudge
 from policy_engine.decide.rules import RuleBook
 
 OPERANDS = 2000
@@ -25,8 +28,20 @@ def project(sandbox: Sandbox) -> Path:
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    counts = {"match": 0, "read_only": 0}
+    counts = {"match": 0, "read_only": 0, "above": 0, "explicit": 0}
     match, read_only = RuleBook.match, Atom.read_only
+    above_in, explicit_verdict = locations._above_in, LayerJudge._explicit_verdict
+
+    def counted_above_in(*args: Any) -> Any:
+        counts["above"] += 1
+        return above_in(*args)
+
+    def counted_explicit_verdict(self: LayerJudge, *args: Any) -> Any:
+        counts["explicit"] += 1
+        return explicit_verdict(self, *args)
+
+    monkeypatch.setattr(locations, "_above_in", counted_above_in)
+    monkeypatch.setattr(LayerJudge, "_explicit_verdict", counted_explicit_verdict)
 
     def counted_match(self: RuleBook, *args: object, **kwargs: object) -> object:
         counts["match"] += 1
@@ -61,6 +76,10 @@ def test_a_command_with_thousands_of_operands_is_matched_once_per_policy(
     # Once per policy that holds an operand (and once more if the line is judged again confined).
     assert counts["match"] <= 4, counts
     assert counts["read_only"] <= 8, counts
+    # The operands share their directory: what lies above them is worked out once per index of
+    # locations, and a policy's explicit verdict once per sense.
+    assert counts["above"] <= 4, counts
+    assert counts["explicit"] <= 4, counts
 
 
 LOCATIONS = 1000
