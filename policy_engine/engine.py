@@ -259,8 +259,7 @@ class Engine:
         )
         troubles: list[str] = []  # what went wrong with the state store, for the reason
         atoms = atoms_of(call, self.home, self._shell, agent_tool)
-        verdicts, sandbox, unconfined = self._judged(atoms, call, context, troubles, recheck)
-        decisive = combine(verdicts)
+        verdicts, decisive, sandbox, unconfined = self._judged(atoms, call, context, troubles, recheck)
         action = decisive.action if decisive is not None else Action.ALLOW
         message = decisive.message if decisive is not None and action is Action.NUDGE else None
         consequence = self._consequence(decisive, action, call)
@@ -304,19 +303,21 @@ class Engine:
 
     def _judged(
         self, atoms: Sequence[Atom], call: ToolCall, context: Context, troubles: list[str], recheck: bool
-    ) -> tuple[list[Verdict], Confinement | None, str | None]:
-        """The verdicts on ``atoms``, and the sandbox the call runs in: whatever lets a bash call
-        run (allow, and a nudge or log of another atom) runs it confined where a rule says so; when
-        it cannot be (``unconfined`` says why), it is judged as if no rule allowed it in a sandbox."""
+    ) -> tuple[list[Verdict], Verdict | None, Confinement | None, str | None]:
+        """The verdicts on ``atoms``, the decisive one, and the sandbox the call runs in: whatever
+        lets a bash call run (allow, and a nudge or log of another atom) runs it confined where a
+        rule says so; when it cannot be (``unconfined`` says why), it is judged as if no rule
+        allowed it in a sandbox."""
         verdicts = self._judge(atoms, call, context, troubles)
         decisive = combine(verdicts)
         action = decisive.action if decisive is not None else Action.ALLOW
         if not (action < Action.ASK and self.mode == "enforce" and call.tool == BASH):
-            return verdicts, None, None
+            return verdicts, decisive, None, None
         sandbox, unconfined = self._confine(call, verdicts, context, recheck)
         if unconfined is not None:
             verdicts = self._judge(atoms, call, context._replace(sandboxes=False), troubles)
-        return verdicts, sandbox, unconfined
+            decisive = combine(verdicts)
+        return verdicts, decisive, sandbox, unconfined
 
     def _unenforced(
         self,

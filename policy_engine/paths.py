@@ -303,8 +303,9 @@ class DirectoryIndex:
 
     def holding(self, path: str) -> list[Any]:
         """The items filed under the absolute ``path`` or a directory above it."""
-        own = self.at(path)
-        above = self.above(path)
+        key = _component_key(path)
+        own = self._by_key.get(key)
+        above = self._above_key(key)
         return above + own if own else above
 
     def at(self, path: str) -> list[Any]:
@@ -313,7 +314,9 @@ class DirectoryIndex:
 
     def above(self, path: str) -> list[Any]:
         """The items filed under the directories above the absolute ``path`` (none above ``/``)."""
-        key = _component_key(path)
+        return self._above_key(_component_key(path))
+
+    def _above_key(self, key: str) -> list[Any]:
         if key == "/":
             return []
         parent = key[: key.rfind("/")] or "/"

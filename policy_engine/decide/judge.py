@@ -101,12 +101,12 @@ class LayerJudge:
         made: dict[tuple[str, str] | None, Verdict] = {}
         # Whether each located policy has explicit read or write rules (most have none).
         explicit: dict[str, bool] = {}
-        places = self._places(context, "")
+        places = self._places(context, ""), self._places(context, "default")
         # The explicit verdict of each located policy on a sense: the same for every target but for
         # the target itself (made once, then copied), None when the policy has no such rules.
         explicit_made: dict[tuple[tuple[str, str], Sense], Verdict | None] = {}
         for target, senses in targets.items():
-            located = self._locate(target, context, places)
+            located = self._locate(target, places)
             scope = _scope(target, context.home)
             verdict = made.get(located)
             if verdict is None:
@@ -141,7 +141,7 @@ class LayerJudge:
                 if found is not None:
                     verdicts.append(
                         found
-                        if target in redirected
+                        if target in redirected or not self._approvals
                         else self._approved(atom, target, located, found, context.cwd)
                     )
         if doubts and not _trusted_unanalyzed(policy_verdicts):
@@ -259,19 +259,19 @@ class LayerJudge:
             ]
         return [directory for directory in directories if directory != path and inside(directory, path)]
 
-    def _locate(self, target: str, context: Context, places: LocationIndex) -> tuple[str, str] | None:
+    def _locate(self, target: str, places: tuple[LocationIndex, LocationIndex]) -> tuple[str, str] | None:
         """(policy name, location key or "defaultPolicy") for ``target``; None when nothing covers it.
 
-        The layer's own locations (``places``: ``_places(context, "")``), then its defaultPolicy;
-        then, where the layer extends the embedded default, the default's locations and
-        defaultPolicy (config/layers.py)."""
+        The layer's own locations (``places[0]``: ``_places(context, "")``), then its defaultPolicy;
+        then, where the layer extends the embedded default, the default's locations (``places[1]``)
+        and defaultPolicy (config/layers.py)."""
         layer = self.layer
-        entry = places.resolve(target)
+        entry = places[0].resolve(target)
         if entry is not None:
             return entry.policy, entry.key
         if layer.default_policy is not None:
             return layer.default_policy, "defaultPolicy"
-        entry = self._places(context, "default").resolve(target)
+        entry = places[1].resolve(target)
         if entry is not None:
             return entry.policy, entry.key
         if layer.fallback_policy is not None:

@@ -31,7 +31,7 @@ class LocationIndex:
     entry whose directory holds the path with the longest spelling, the first of equals, as trying
     every location in order gives (tests/properties checks it)."""
 
-    __slots__ = ("_above", "_index", "_loose")
+    __slots__ = ("_above", "_empty", "_index", "_loose")
 
     def __init__(
         self,
@@ -54,10 +54,11 @@ class LocationIndex:
                     self._index.add(directory, spelled)
                 else:
                     self._loose.append(spelled)
+        self._empty = not self._index and not self._loose  # a layer without locations
 
     def resolve(self, target: str) -> LocationEntry | None:
         """The entry whose directory holds ``target`` with the longest spelling, or None."""
-        if not self._index and not self._loose:  # a layer without locations: its every target
+        if self._empty:  # a layer without locations: its every target
             return None
         if self._loose or not target.startswith("/"):
             return _entry(_longest(target, [*self._loose, *self._index.everything()]))

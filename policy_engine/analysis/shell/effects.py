@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 def _merged(entry: dict[str, Any], parsed: list[Argument]) -> dict[str, Any]:
     """The entry with the changes of the options present (``sed -i`` makes operands writes), in
     order, those that override the others last (``git apply --apply``)."""
+    parsed = [a for a in parsed if a.option is not None]  # an operand's spec changes nothing
     for argument in sorted(parsed, key=lambda a: bool(a.spec.get("override"))):
         change = argument.spec.get("set")
         if change:
@@ -202,6 +203,8 @@ def _option_paths(
     directory = into = cwd
     _unlisted(collect, parsed)
     for argument in parsed:
+        if argument.option is None:  # an operand: accessed as the entry says, not here
+            continue
         spec, value = argument.spec, argument.value
         if spec.get("doubt") and not _harmless(spec, value):
             collect.doubts.append(spec["doubt"])
