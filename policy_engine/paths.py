@@ -260,7 +260,7 @@ def _component_key(path: str) -> str:
     slashes. Whenever ``inside(path, directory)``, ``_component_key(directory)`` is among
     ``_ancestor_keys(_component_key(path))``: an index looked up that way proposes every directory
     that may hold a path (``inside`` confirms)."""
-    if not CASE_INSENSITIVE and "//" not in path and (path == "/" or not path.endswith("/")):
+    if path and not CASE_INSENSITIVE and "//" not in path and (path == "/" or not path.endswith("/")):
         return path  # already one (a normalized path, most of them)
     folded = fold(path)
     while "//" in folded:
