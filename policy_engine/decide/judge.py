@@ -67,7 +67,7 @@ class LayerJudge:
         self._approvals = sorted(layer.approval_rules, key=winning_order)
         self._home = home
         self._guarded: dict[tuple[str, str, str], Shield] = {}
-        self._location_directories: dict[str, list[str]] = {}
+        self._location_directories: dict[str, tuple[list[str], int]] = {}  # and the longest's length
         self._books: dict[str, RuleBook] = {}
         self._directories: dict[tuple[tuple[int, str], str], tuple[str, ...]] = {}
         self._location_indexes: dict[tuple[str, str, bool], LocationIndex] = {}
@@ -251,12 +251,16 @@ class LayerJudge:
     def _locations_under(self, path: str, context: Context) -> list[str]:
         """The directories of this layer's locations (and the default's it falls back on) that lie
         strictly below ``path``."""
-        directories = self._location_directories.get(context.cwd)
-        if directories is None:
-            directories = self._location_directories[context.cwd] = [
+        found = self._location_directories.get(context.cwd)
+        if found is None:
+            spelled = [
                 location_directory(entry, context.cwd, context.home)
                 for entry in self.layer.locations + self.layer.fallback
             ]
+            found = self._location_directories[context.cwd] = spelled, max(map(len, spelled), default=0)
+        directories, longest = found
+        if longest <= len(path) and not paths.CASE_INSENSITIVE:  # none is long enough to be below it
+            return []
         return [directory for directory in directories if directory != path and inside(directory, path)]
 
     def _locate(self, target: str, places: tuple[LocationIndex, LocationIndex]) -> tuple[str, str] | None:
