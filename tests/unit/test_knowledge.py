@@ -98,7 +98,8 @@ def test_the_compiled_knowledge_follows_edits_of_its_data_files(
     assert operands("exec") == "exec" and len(compiles) == 2
     assert fresh() == "exec" and len(compiles) == 2, "unchanged text: from the cache"
     identities, read = module._identities([str(extra)], time.time_ns())
-    assert identities == [[extra.stat().st_size, zlib.crc32(extra.read_bytes())]] and str(extra) in read
+    assert identities == [[str(extra), extra.stat().st_size, zlib.crc32(extra.read_bytes())]]
+    assert str(extra) in read
 
     # Left alone long enough (the clock moved on): known by stamp, and an edit is still seen.
     later = time.time_ns() + 3 * trees.RACY_NS

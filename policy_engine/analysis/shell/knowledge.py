@@ -142,8 +142,8 @@ def _identities(sources: list[str], now: int) -> tuple[list[Any], dict[str, byte
     The data ships with the engine and changes only where someone edits it (a checkout): a file
     is known by its place and stamp (trees.stamp: any write changes its times), one ``stat``
     rather than reading some 700 KB on every process. A file changed in the last two seconds, whose
-    next change could keep the same times, is known by its size and CRC (its text is kept for the
-    compilation, so that the key names what was compiled)."""
+    next change could keep the same times, is known by its place, size and CRC (its text is kept
+    for the compilation, so that the key names what was compiled)."""
     identities: list[Any] = []
     raws: dict[str, bytes] = {}
     for source in sources:
@@ -152,7 +152,7 @@ def _identities(sources: list[str], now: int) -> tuple[list[Any], dict[str, byte
             identities.append([source, *found])
         else:
             raw = raws[source] = _read(source)
-            identities.append([len(raw), zlib.crc32(raw)])
+            identities.append([source, len(raw), zlib.crc32(raw)])
     return identities, raws
 
 
