@@ -63,19 +63,19 @@ class LocationIndex:
         if self._loose or not target.startswith("/"):
             return _entry(_longest(target, [*self._loose, *self._index.everything()]))
         directory, _, name = target.rpartition("/")
-        if name in ("", ".", ".."):  # not a name in the directory: what is above it is another matter
-            return _entry(_longest(target, self._index.holding(target)))
-        # The many paths of one directory (`rm *.o`, a walk's entries) share what lies above them.
-        key = (directory, paths.CASE_INSENSITIVE)
-        found = self._above.get(key)
-        if found is None:
-            if len(self._above) >= 4096:
-                self._above.clear()
-            found = self._above[key] = _above_in(directory, self._index.above(target))
-        shared, above = found
-        if not shared:
-            return _entry(_longest(target, self._index.holding(target)))
-        return _entry(_longest(target, self._index.at(target), above))
+        # The many paths of one directory (`rm *.o`, a walk's entries) share what lies above them;
+        # `.`, `..` or a trailing slash is not a name in the directory, and is looked up whole.
+        if name not in ("", ".", ".."):
+            key = (directory, paths.CASE_INSENSITIVE)
+            found = self._above.get(key)
+            if found is None:
+                if len(self._above) >= 4096:
+                    self._above.clear()
+                found = self._above[key] = _above_in(directory, self._index.above(target))
+            shared, above = found
+            if shared:
+                return _entry(_longest(target, self._index.at(target), above))
+        return _entry(_longest(target, self._index.holding(target)))
 
 
 Spelled = tuple[int, str, "LocationEntry"]  # a location's place in the order, its directory, itself
